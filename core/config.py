@@ -1,0 +1,191 @@
+"""Settings with the defaults of DESIGN.md §3.
+
+Stored as TOML in `<workspace>/.reverie/config.toml`; any value can be
+overridden per call with `settings.replace(section, **values)`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from core.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class CompactionSettings:
+    trigger_messages: int = 50
+    trigger_tokens: int = 80_000
+    keep_messages: int = 20
+    keep_tokens: int = 0            # > 0: keep a token budget scanned from the end instead
+    flush_before: bool = True
+    offload_before: bool = True
+    summary_max_tokens: int = 700
+
+
+@dataclass(frozen=True)
+class TruncationSettings:
+    enabled: bool = False
+    trigger_messages: int = 25
+    trigger_tokens: int = 40_000
+    keep_messages: int = 20
+    max_arg_chars: int = 2_000
+    marker: str = "...(argument truncated)"
+
+
+@dataclass(frozen=True)
+class EvictionSettings:
+    threshold_chars: int = 80_000
+    preview_chars: int = 2_000
+    exempt_tools: tuple[str, ...] = (
+        "read_file", "write_file", "edit_file", "grep_files", "glob_files", "list_files",
+        "memory_search", "memory_get", "session_search",
+    )
+    delayed_fraction: float = 0.8   # tier 2 at 80% of the usable window
+    delayed_min_chars: int = 2_000  # what counts as "bulky" for tier 2
+
+
+@dataclass(frozen=True)
+class OverflowSettings:
+    enabled: bool = True
+    patterns: tuple[str, ...] = (
+        "context_length_exceeded", "context length", "maximum context", "token limit", "too many tokens",
+    )
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    memory_md_tokens: int = 4_000
+    memory_md_chars_hint: int = 16_000   # what the model is told
+    session_cache_size: int = 10
+    near_duplicate_cosine: float = 0.95
+    anchor_every_steps: int = 5
+
+
+@dataclass(frozen=True)
+class DreamSettings:
+    gate_hours: float = 24.0
+    gate_sessions: int = 5
+    maintenance_hours: float = 6.0
+    early_dream_min_minutes: float = 30.0
+    idle_minutes: float = 10.0
+    max_drop_fraction: float = 0.25
+    auto_apply_safe: bool = False
+
+
+@dataclass(frozen=True)
+class RetentionSettings:
+    archive_after_days: int = 90
+    prune_sessions_after_days: int = 180
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    model: str = "smollm2-135m-instruct-q4_1"   # catalog id or a GGUF path
+    backend: str = "local"                      # "local" (llama.cpp worker) | "openai" (a server the person runs)
+    base_url: str = "http://127.0.0.1:8080/v1"
+    server_model: str = ""
+    api_key: str = ""
+    context_length: int = 8192
+    n_gpu_layers: int | None = None             # None: -1 on macOS arm64, 0 elsewhere
+    idle_unload_s: float = 300.0
+    request_timeout_s: float = 120.0
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    default_mode: str = "hybrid"
+    embedding_model: str = ""                   # "" = bundled all-MiniLM-L6-v2; else a sentence-transformers path
+    recency_half_life_days: float = 0.0         # 0 = no recency weighting
+
+
+SECTIONS = {
+    "compaction": CompactionSettings,
+    "truncation": TruncationSettings,
+    "eviction": EvictionSettings,
+    "overflow": OverflowSettings,
+    "memory": MemorySettings,
+    "dream": DreamSettings,
+    "retention": RetentionSettings,
+    "model": ModelSettings,
+    "search": SearchSettings,
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    truncation: TruncationSettings = field(default_factory=TruncationSettings)
+    eviction: EvictionSettings = field(default_factory=EvictionSettings)
+    overflow: OverflowSettings = field(default_factory=OverflowSettings)
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    dream: DreamSettings = field(default_factory=DreamSettings)
+    retention: RetentionSettings = field(default_factory=RetentionSettings)
+    model: ModelSettings = field(default_factory=ModelSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+
+    def replace(self, section: str, **values: Any) -> "Settings":
+        """A copy with some values of one section changed (type-checked)."""
+        current = getattr(self, section)
+        return dataclasses.replace(self, **{section: _build(section, {**dataclasses.asdict(current), **values})})
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        return {name: _plain(dataclasses.asdict(getattr(self, name))) for name in SECTIONS}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Settings":
+        unknown = set(data) - set(SECTIONS)
+        if unknown:
+            raise ConfigError(f"unknown settings section(s): {', '.join(sorted(unknown))}")
+        return cls(**{name: _build(name, data.get(name, {})) for name in SECTIONS})
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    # TOML has no tuples and no None: store lists, drop unset optionals.
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items() if v is not None}
+
+
+def _build(section: str, values: dict[str, Any]):
+    klass = SECTIONS[section]
+    known = {f.name: f for f in fields(klass)}
+    unknown = set(values) - set(known)
+    if unknown:
+        raise ConfigError(f"unknown setting(s) in [{section}]: {', '.join(sorted(unknown))}")
+    defaults = klass()
+    cleaned = {}
+    for name, value in values.items():
+        default = getattr(defaults, name)
+        if isinstance(default, tuple):
+            value = tuple(value)
+        elif isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise ConfigError(f"[{section}] {name} must be true or false, not {value!r}")
+        elif isinstance(default, (int, float)) and not isinstance(default, bool):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"[{section}] {name} must be a number, not {value!r}")
+            if value < 0:
+                raise ConfigError(f"[{section}] {name} must not be negative ({value})")
+            value = type(default)(value) if isinstance(default, float) else value
+        elif isinstance(default, str) and not isinstance(value, str):
+            raise ConfigError(f"[{section}] {name} must be text, not {value!r}")
+        cleaned[name] = value
+    return klass(**cleaned)
+
+
+def load_settings(path: Path) -> Settings:
+    """Settings from a config.toml; defaults when the file does not exist."""
+    if not path.exists():
+        return Settings()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from exc
+    return Settings.from_dict(data)
+
+
+def dump_settings(settings: Settings) -> str:
+    import tomli_w
+
+    return tomli_w.dumps(settings.to_dict())

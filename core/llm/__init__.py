@@ -1,0 +1,1 @@
+"""Local model engine: worker process, client protocol, structured output."""

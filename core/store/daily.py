@@ -1,0 +1,77 @@
+"""Daily logs `memory/YYYY-MM-DD.md`: append-only, one fact per bullet.
+
+Appends are never replaces: one write with flush + fsync under a lock, so an
+agent's appends and a flush running at the same moment both land whole. The
+line numbers an append landed on are returned, so a fact's provenance can
+point at them.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.store.atomic import append_durable
+from core.store.paths import WorkspacePaths, daily_date
+
+FLUSH_HEADING = "## Memory Flush — "
+
+
+@dataclass(frozen=True)
+class DailyLog:
+    date: dt.date
+    path: Path
+    archived: bool
+
+
+@dataclass(frozen=True)
+class Appended:
+    path: Path
+    first_line: int   # 1-based, inclusive
+    last_line: int
+
+
+def as_bullets(text: str) -> str:
+    """Each non-empty line as a `- ` bullet (lines already bullets are kept)."""
+    out = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        out.append(stripped if stripped[:2] in ("- ", "* ") else f"- {stripped}")
+    return "\n".join(out)
+
+
+def append_to_daily(paths: WorkspacePaths, text: str, day: dt.date | None = None) -> Appended:
+    """Append `text` to the day's log (creating it with a `# YYYY-MM-DD` title) and say which lines it took."""
+    day = day or dt.date.today()
+    path = paths.daily_log(day)
+    content = text.rstrip("\n")
+    leading_blank = len(content) - len(content.lstrip("\n"))  # kept: a blank line before a heading
+    title = ""
+    if not path.exists() or path.stat().st_size == 0:
+        title = f"# {day.isoformat()}\n\n"  # two racing first appenders may both add one: harmless
+    offset = append_durable(path, title + content + "\n")
+    with open(path, "rb") as handle:
+        prefix = handle.read(offset)   # append-only: the bytes before ours never change
+    first = prefix.count(b"\n") + 1 + title.count("\n") + leading_blank
+    return Appended(path=path, first_line=first, last_line=first + content.lstrip("\n").count("\n"))
+
+
+def flush_block(bullets: str, when: dt.datetime | None = None) -> str:
+    when = when or dt.datetime.now().astimezone()
+    return f"\n{FLUSH_HEADING}{when.isoformat(timespec='seconds')}\n{bullets.rstrip()}\n"
+
+
+def list_daily_logs(paths: WorkspacePaths, include_archive: bool = True) -> list[DailyLog]:
+    """Every daily log, oldest first."""
+    logs = []
+    folders = [(paths.memory_dir, False)] + ([(paths.archive_dir, True)] if include_archive else [])
+    for folder, archived in folders:
+        if not folder.is_dir():
+            continue
+        for path in folder.glob("*.md"):
+            day = daily_date(path)
+            if day is not None:
+                logs.append(DailyLog(date=day, path=path, archived=archived))
+    return sorted(logs, key=lambda log: (log.date, log.archived))

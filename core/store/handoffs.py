@@ -1,0 +1,82 @@
+"""Hand-off packets `handoffs/<id>.json` between agents.
+
+A packet says who hands what to whom and why, what is done, what failed and
+how to know the task is finished. A task that would go back to an agent that
+already handed it on is refused as a loop: two agents bouncing a task between
+them forever is a known failure of multi-agent set-ups.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from typing import Any
+
+from core.errors import FormatError, HandoffLoopError, NotFoundError
+from core.store.atomic import atomic_write
+from core.store.paths import WorkspacePaths
+
+FIELDS = ("from_agent", "to_agent", "original_target", "why_this_agent", "completed_work",
+          "known_constraints", "failed_attempts", "current_state", "success_criteria",
+          "termination_condition")
+LIST_FIELDS = {"completed_work", "known_constraints", "failed_attempts"}
+
+
+def validate_handoff(data: Any) -> list[str]:
+    if not isinstance(data, dict):
+        return ["a hand-off must be a JSON object"]
+    problems = []
+    for key in FIELDS:
+        if key not in data:
+            problems.append(f"missing field {key!r}")
+        elif key in LIST_FIELDS and not isinstance(data[key], list):
+            problems.append(f"field {key!r} must be a list")
+        elif key not in LIST_FIELDS and not isinstance(data[key], str):
+            problems.append(f"field {key!r} must be text")
+    if data.get("from_agent") and data.get("from_agent") == data.get("to_agent"):
+        problems.append("an agent cannot hand a task to itself")
+    return problems
+
+
+def list_handoffs(paths: WorkspacePaths) -> list[dict[str, Any]]:
+    """Readable packets, oldest first."""
+    found = []
+    if paths.handoffs_dir.is_dir():
+        for path in paths.handoffs_dir.glob("*.json"):
+            try:
+                found.append(json.loads(path.read_text(encoding="utf-8")))
+            except (ValueError, UnicodeDecodeError):
+                continue
+    return sorted(found, key=lambda p: (p.get("created", ""), p.get("id", "")))
+
+
+def create_handoff(paths: WorkspacePaths, packet: dict[str, Any], task_id: str | None = None) -> dict[str, Any]:
+    problems = validate_handoff(packet)
+    if problems:
+        raise FormatError("invalid hand-off: " + "; ".join(problems))
+    task_id = task_id or packet.get("task_id") or packet["original_target"]
+    chain = [p for p in list_handoffs(paths) if p.get("task_id") == task_id]
+    handed_on_by = {p["from_agent"] for p in chain}
+    if packet["to_agent"] in handed_on_by:
+        raise HandoffLoopError(f"refused: {packet['to_agent']} already handed task {task_id!r} on; "
+                               f"sending it back would loop (chain: "
+                               f"{' -> '.join([chain[0]['from_agent']] + [p['to_agent'] for p in chain])})")
+    record = {**{k: packet[k] for k in FIELDS}, "id": packet.get("id") or f"ho-{uuid.uuid4().hex[:12]}",
+              "task_id": task_id, "created": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+              "hop": len(chain) + 1}
+    atomic_write(paths.handoff(record["id"]), json.dumps(record, ensure_ascii=False, indent=2) + "\n")
+    return record
+
+
+def read_handoff(paths: WorkspacePaths, handoff_id: str) -> dict[str, Any]:
+    path = paths.handoff(handoff_id)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise NotFoundError(f"no hand-off {handoff_id!r}") from exc
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise FormatError(f"hand-off {handoff_id!r} is not valid JSON ({exc})") from exc
+    problems = validate_handoff(data)
+    if problems:
+        raise FormatError(f"hand-off {handoff_id!r}: " + "; ".join(problems))
+    return data

@@ -1,0 +1,110 @@
+"""Session logs `sessions/<id>.log.jsonl` (append-only) and the session cache.
+
+Session logs come from agents and importers and may be damaged: a malformed
+line is skipped and reported with its line number, never fatal. The cache
+`sessions/cache.jsonl` keeps the summaries of the last N sessions (short-term
+memory for the context builder and the dream).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from core.store.atomic import append_durable, atomic_write, locked
+from core.store.paths import WorkspacePaths
+from core.store.textio import decode_lossy
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    line: int
+    message: str
+
+
+@dataclass
+class JsonlRead:
+    records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)   # (1-based line, object)
+    problems: list[LineProblem] = field(default_factory=list)
+
+    @property
+    def objects(self) -> list[dict[str, Any]]:
+        return [obj for _line, obj in self.records]
+
+
+def read_jsonl(path: Path) -> JsonlRead:
+    """Every JSON object in the file; anything else is reported by line number and skipped."""
+    result = JsonlRead()
+    if not path.exists():
+        return result
+    decoded = decode_lossy(path.read_bytes())
+    if not decoded.clean:
+        result.problems.append(LineProblem(0, f"{decoded.replaced} byte(s) are not UTF-8; shown as \ufffd"))
+    for number, raw in enumerate(decoded.text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            result.problems.append(LineProblem(number, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+            continue
+        if not isinstance(value, dict):
+            result.problems.append(LineProblem(number, f"expected a JSON object, found {type(value).__name__}"))
+            continue
+        result.records.append((number, value))
+    return result
+
+
+def jsonl_line(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def append_jsonl(path: Path, objects: Iterable[dict[str, Any]]) -> int:
+    """Append objects as one durable write. Returns the 1-based line number of the first one."""
+    text = "".join(jsonl_line(obj) for obj in objects)
+    if not text:
+        return 0
+    offset = append_durable(path, text)
+    with open(path, "rb") as handle:
+        return handle.read(offset).count(b"\n") + 1
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    path: Path
+    size: int
+    modified: dt.datetime
+
+
+def list_sessions(paths: WorkspacePaths) -> list[SessionInfo]:
+    """Session logs, newest first."""
+    found = []
+    if paths.sessions_dir.is_dir():
+        for path in paths.sessions_dir.glob("*.log.jsonl"):
+            stat = path.stat()
+            found.append(SessionInfo(id=path.name[: -len(".log.jsonl")], path=path, size=stat.st_size,
+                                     modified=dt.datetime.fromtimestamp(stat.st_mtime)))
+    return sorted(found, key=lambda s: s.modified, reverse=True)
+
+
+class SessionCache:
+    """The last `size` session summaries, oldest first."""
+
+    def __init__(self, paths: WorkspacePaths, size: int = 10):
+        self.paths = paths
+        self.size = size
+
+    def read(self) -> JsonlRead:
+        return read_jsonl(self.paths.session_cache)
+
+    def add(self, session_id: str, summary: str, **extra: Any) -> dict[str, Any]:
+        entry = {"session_id": session_id, "ended": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+                 "summary": summary, **extra}
+        with locked(self.paths.locks_dir / "session_cache.lock"):
+            kept = [obj for obj in self.read().objects if obj.get("session_id") != session_id]
+            kept = (kept + [entry])[-self.size:]
+            atomic_write(self.paths.session_cache, "".join(jsonl_line(obj) for obj in kept))
+        return entry

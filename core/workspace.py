@@ -1,0 +1,217 @@
+"""The facade: one `Workspace` object owns a workspace folder.
+
+It owns the store (files are the truth), the derived search index, and the
+settings. Every mutation returns a frozen `Changes` value that the GUI fans
+out to its views. The GUI, the CLI, the MCP server and the harness all go
+through this class, never around it.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from pathlib import Path
+from typing import Any
+
+from core.config import Settings, dump_settings, load_settings
+from core.errors import WorkspaceError
+from core.store import checkpoints as checkpoint_store
+from core.store import handoffs as handoff_store
+from core.store.atomic import atomic_write
+from core.store.daily import Appended, DailyLog, append_to_daily, as_bullets, list_daily_logs
+from core.store.documents import DocumentStore, Snapshot
+from core.store.history import History, HistoryEntry
+from core.store.paths import WorkspacePaths, confine
+from core.store.sessions import JsonlRead, SessionCache, SessionInfo, list_sessions, read_jsonl
+from core.types import Changes, kind_of
+
+MEMORY_TEMPLATE = """# MEMORY
+
+Curated long-term memory. One fact per bullet; a dream keeps it in shape.
+
+## User profile
+
+## Preferences
+
+## Decisions
+
+## Learnings
+
+## Projects
+"""
+
+
+class Workspace:
+    def __init__(self, root: Path, settings: Settings | None = None):
+        self.root = root.resolve()
+        self.paths = WorkspacePaths(self.root)
+        self.settings = settings or load_settings(self.paths.config_toml)
+        self.history = History(self.paths.history_dir)
+        self.documents = DocumentStore(self.paths, self.history)
+        self._index = None
+        self._index_lock = threading.Lock()
+
+    # ----- opening -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | Path) -> "Workspace":
+        """Make a workspace with the full layout; an existing one is completed, never overwritten."""
+        root = Path(path).expanduser()
+        if root.exists() and not root.is_dir():
+            raise WorkspaceError(f"{root} exists and is not a folder")
+        root.mkdir(parents=True, exist_ok=True)
+        paths = WorkspacePaths(root.resolve())
+        for folder in paths.layout_dirs():
+            folder.mkdir(parents=True, exist_ok=True)
+        if not paths.memory_md.exists():
+            atomic_write(paths.memory_md, MEMORY_TEMPLATE)
+        return cls(root)
+
+    @classmethod
+    def open(cls, path: str | Path) -> "Workspace":
+        """Open an existing workspace as it is (an AgentScope or OpenClaw one included)."""
+        root = Path(path).expanduser()
+        if not root.is_dir():
+            raise WorkspaceError(f"no workspace at {root}: the folder does not exist (create one with `reverie init {root}`)")
+        if not (root / "MEMORY.md").exists() and not (root / "memory").is_dir() and not (root / ".reverie").is_dir():
+            raise WorkspaceError(f"{root} is not a memory workspace: it has no MEMORY.md and no memory/ folder "
+                                 f"(create one with `reverie init {root}`)")
+        workspace = cls(root)
+        for folder in (workspace.paths.private_dir, workspace.paths.locks_dir, workspace.paths.history_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+        return workspace
+
+    def close(self) -> None:
+        with self._index_lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ----- settings ------------------------------------------------------------------------
+    def save_settings(self, settings: Settings) -> Changes:
+        atomic_write(self.paths.config_toml, dump_settings(settings))
+        self.settings = settings
+        return Changes(paths=(".reverie/config.toml",), kinds=("settings",))
+
+    # ----- reading -------------------------------------------------------------------------
+    def resolve(self, rel_path: str) -> Path:
+        """A caller-given path, confined to the workspace (PathEscapeError otherwise)."""
+        return confine(self.root, rel_path)
+
+    def relative(self, path: Path) -> str:
+        return self.paths.relative(path)
+
+    def read(self, rel_path: str) -> Snapshot:
+        return self.documents.read(rel_path)
+
+    def read_lines(self, rel_path: str, start: int = 1, end: int | None = None) -> list[tuple[int, str]]:
+        """Numbered lines start..end (1-based, inclusive) of a workspace file."""
+        lines = self.read(rel_path).text.split("\n")
+        end = len(lines) if end is None else min(end, len(lines))
+        return [(n, lines[n - 1]) for n in range(max(1, start), end + 1)]
+
+    def read_memory(self) -> Snapshot:
+        return self.documents.read("MEMORY.md")
+
+    # ----- whole-file writes (CAS + history) -------------------------------------------------
+    def write_document(self, rel_path: str, text: str, expected_hash: str, *, reason: str = "edit",
+                       base_text: str | None = None) -> Changes:
+        result = self.documents.write(rel_path, text, expected_hash, reason=reason, base_text=base_text)
+        return self._changed(result.path, hash=result.hash, merged_append=result.merged_append,
+                             history_id=result.entry.id if result.entry else "")
+
+    def write_memory(self, text: str, expected_hash: str, *, reason: str = "edit",
+                     base_text: str | None = None) -> Changes:
+        return self.write_document("MEMORY.md", text, expected_hash, reason=reason, base_text=base_text)
+
+    def undo(self, rel_path: str = "MEMORY.md") -> Changes:
+        result = self.documents.undo(rel_path)
+        return self._changed(result.path, hash=result.hash)
+
+    def restore(self, rel_path: str, entry_id: str, expected_hash: str) -> Changes:
+        result = self.documents.restore(rel_path, entry_id, expected_hash)
+        return self._changed(result.path, hash=result.hash)
+
+    def history_entries(self, rel_path: str | None = None) -> list[HistoryEntry]:
+        if rel_path is not None:
+            rel_path = self.relative(self.resolve(rel_path))
+        return self.history.entries(rel_path)
+
+    # ----- daily logs (append-only) ----------------------------------------------------------
+    def append_daily(self, text: str, *, day: dt.date | None = None, bullets: bool = True) -> Changes:
+        body = as_bullets(text) if bullets else text
+        if not body.strip():
+            return Changes()
+        appended: Appended = append_to_daily(self.paths, body, day)
+        return self._changed(self.relative(appended.path), lines=(appended.first_line, appended.last_line))
+
+    def daily_logs(self, include_archive: bool = True) -> list[DailyLog]:
+        return list_daily_logs(self.paths, include_archive)
+
+    # ----- sessions ----------------------------------------------------------------------------
+    def sessions(self) -> list[SessionInfo]:
+        return list_sessions(self.paths)
+
+    def read_session(self, session_id: str) -> JsonlRead:
+        return read_jsonl(self.paths.session_log(session_id))
+
+    @property
+    def session_cache(self) -> SessionCache:
+        return SessionCache(self.paths, self.settings.memory.session_cache_size)
+
+    # ----- checkpoints and hand-offs ---------------------------------------------------------
+    def save_checkpoint(self, data: dict[str, Any]) -> Changes:
+        path = checkpoint_store.save_checkpoint(self.paths, data)
+        return self._changed(self.relative(path))
+
+    def latest_checkpoint(self, session_id: str | None = None) -> dict[str, Any] | None:
+        return checkpoint_store.latest_checkpoint(self.paths, session_id)
+
+    def checkpoint_files(self, session_id: str | None = None) -> list[Path]:
+        return checkpoint_store.list_checkpoints(self.paths, session_id)
+
+    def create_handoff(self, packet: dict[str, Any], task_id: str | None = None) -> tuple[dict[str, Any], Changes]:
+        record = handoff_store.create_handoff(self.paths, packet, task_id)
+        return record, self._changed(self.relative(self.paths.handoff(record["id"])))
+
+    def read_handoff(self, handoff_id: str) -> dict[str, Any]:
+        return handoff_store.read_handoff(self.paths, handoff_id)
+
+    def handoffs(self) -> list[dict[str, Any]]:
+        return handoff_store.list_handoffs(self.paths)
+
+    # ----- search (derived) --------------------------------------------------------------------
+    @property
+    def index(self):
+        """The search index, opened on first use (FTS now; embeddings fill in behind)."""
+        with self._index_lock:
+            if self._index is None:
+                from core.index import SearchIndex
+
+                self._index = SearchIndex(self.root, self.paths.index_db, self.settings.search)
+            return self._index
+
+    @property
+    def index_is_open(self) -> bool:
+        return self._index is not None
+
+    def sync_index(self, progress=None):
+        return self.index.sync(progress)
+
+    def search(self, query: str, *, k: int = 10, mode: str | None = None):
+        return self.index.search(query, k=k, mode=mode)
+
+    def notice_external_change(self, rel_path: str) -> None:
+        """A file changed outside Reverie (the watcher saw it): bring the index up to date."""
+        if self._index is not None:
+            self._index.reindex_file(rel_path)
+
+    # ----- internals -----------------------------------------------------------------------------
+    def _changed(self, rel_path: str, **info: Any) -> Changes:
+        if self._index is not None and kind_of(rel_path) in ("memory", "daily", "session", "progress"):
+            self._index.reindex_file(rel_path)
+        return Changes(paths=(rel_path,), kinds=(kind_of(rel_path),), info=info)
