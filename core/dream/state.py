@@ -1,0 +1,101 @@
+"""The dream watermark `memory/.consolidation_state` (JSON).
+
+    {"last_run": "2026-11-30T03:00:00+00:00", "mtime_watermark": 1764471600.0,
+     "sessions_since": 2, "new_material_at": "...", "early_requested_at": "..."}
+
+`mtime_watermark` is the newest daily-log mtime a dream has consumed: only daily
+files modified after it are read by the next dream. The flush and the harness
+record new material and ended sessions here; the gates read it. Updates happen
+under a lock, so a flush and a session end at the same moment both count.
+A damaged file is treated as "never dreamed" (the next dream reads everything),
+never as an error that stops the agent.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import asdict, dataclass, replace
+from typing import Callable
+
+from core.store.atomic import atomic_write, locked
+from core.store.paths import WorkspacePaths
+
+
+@dataclass(frozen=True)
+class ConsolidationState:
+    last_run: str = ""              # ISO time of the last finished dream ("" = never)
+    mtime_watermark: float = 0.0    # newest daily-log mtime consumed by a dream
+    sessions_since: int = 0         # sessions ended since the last dream
+    new_material_at: str = ""       # last time a flush wrote new material
+    early_requested_at: str = ""    # last time a flush asked for an early dream (throttled)
+    last_maintenance: str = ""      # last maintenance tick
+
+    def last_run_time(self) -> dt.datetime | None:
+        return _parse(self.last_run)
+
+
+def _parse(value: str) -> dt.datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+
+
+def _now(now: dt.datetime | None) -> dt.datetime:
+    return now or dt.datetime.now(dt.timezone.utc)
+
+
+def load_state(paths: WorkspacePaths) -> ConsolidationState:
+    try:
+        data = json.loads(paths.consolidation_state.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError, UnicodeDecodeError):
+        return ConsolidationState()
+    if not isinstance(data, dict):
+        return ConsolidationState()
+    known = {k: v for k, v in data.items() if k in ConsolidationState.__dataclass_fields__}
+    try:
+        state = ConsolidationState(**known)
+        return replace(state, mtime_watermark=float(state.mtime_watermark), sessions_since=int(state.sessions_since))
+    except (TypeError, ValueError):
+        return ConsolidationState()
+
+
+def update_state(paths: WorkspacePaths, change: Callable[[ConsolidationState], ConsolidationState]) -> ConsolidationState:
+    with locked(paths.locks_dir / "consolidation_state.lock"):
+        state = change(load_state(paths))
+        atomic_write(paths.consolidation_state, json.dumps(asdict(state), indent=2) + "\n")
+        return state
+
+
+def record_session_ended(paths: WorkspacePaths) -> ConsolidationState:
+    return update_state(paths, lambda s: replace(s, sessions_since=s.sessions_since + 1))
+
+
+def note_new_material(paths: WorkspacePaths, *, now: dt.datetime | None = None,
+                      early_min_minutes: float = 30.0) -> bool:
+    """Record that a flush wrote new facts. True when this also asks for an early dream
+    (at most once per `early_min_minutes`)."""
+    moment = _now(now)
+    asked = []
+
+    def change(state: ConsolidationState) -> ConsolidationState:
+        last = _parse(state.early_requested_at)
+        state = replace(state, new_material_at=moment.isoformat())
+        if last is None or moment - last >= dt.timedelta(minutes=early_min_minutes):
+            asked.append(True)
+            state = replace(state, early_requested_at=moment.isoformat())
+        return state
+
+    update_state(paths, change)
+    return bool(asked)
+
+
+def record_dream_finished(paths: WorkspacePaths, mtime_watermark: float, *,
+                          now: dt.datetime | None = None) -> ConsolidationState:
+    moment = _now(now)
+    return update_state(paths, lambda s: replace(s, last_run=moment.isoformat(),
+                                                 mtime_watermark=max(s.mtime_watermark, mtime_watermark),
+                                                 sessions_since=0))
