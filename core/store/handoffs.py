@@ -55,7 +55,7 @@ def create_handoff(paths: WorkspacePaths, packet: dict[str, Any], task_id: str |
     if problems:
         raise FormatError("invalid hand-off: " + "; ".join(problems))
     task_id = task_id or packet.get("task_id") or packet["original_target"]
-    chain = [p for p in list_handoffs(paths) if p.get("task_id") == task_id]
+    chain = sorted((p for p in list_handoffs(paths) if p.get("task_id") == task_id), key=lambda p: p.get("hop", 0))
     handed_on_by = {p["from_agent"] for p in chain}
     if packet["to_agent"] in handed_on_by:
         raise HandoffLoopError(f"refused: {packet['to_agent']} already handed task {task_id!r} on; "

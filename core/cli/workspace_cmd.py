@@ -1,0 +1,111 @@
+"""Workspace commands: init, demo, log, history, undo, read."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def register(sub) -> None:
+    p = sub.add_parser("init", help="create a new workspace with the full layout")
+    p.add_argument("path")
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("demo", help="write the bundled demo workspace (several weeks of agent memory)")
+    p.add_argument("path")
+    p.add_argument("--force", action="store_true", help="write even if the folder is not empty")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("log", help="append a bullet to today's daily log")
+    p.add_argument("path")
+    p.add_argument("text", nargs="+")
+    p.set_defaults(func=cmd_log)
+
+    p = sub.add_parser("history", help="list the saved versions of MEMORY.md (or another file)")
+    p.add_argument("path")
+    p.add_argument("--file", default="MEMORY.md", help="workspace-relative file (default MEMORY.md)")
+    p.add_argument("--all", action="store_true", help="the history of every file")
+    p.set_defaults(func=cmd_history)
+
+    p = sub.add_parser("undo", help="undo the last change to MEMORY.md (or another file)")
+    p.add_argument("path")
+    p.add_argument("--file", default="MEMORY.md")
+    p.set_defaults(func=cmd_undo)
+
+    p = sub.add_parser("read", help="print lines of a workspace file (confined to the workspace)")
+    p.add_argument("path")
+    p.add_argument("file")
+    p.add_argument("--lines", default="", help="START-END, 1-based, inclusive")
+    p.set_defaults(func=cmd_read)
+
+
+def _open(path: str):
+    from core.workspace import Workspace
+
+    return Workspace.open(path)
+
+
+def cmd_init(args) -> int:
+    from core.workspace import Workspace
+
+    ws = Workspace.create(args.path)
+    print(f"created workspace {ws.root}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from core.demo import write_demo
+    from core.errors import WorkspaceError
+
+    target = Path(args.path)
+    if target.exists() and any(target.iterdir()) and not args.force:
+        raise WorkspaceError(f"{target} is not empty; choose another folder or pass --force")
+    summary = write_demo(target)
+    print(f"wrote demo workspace {target.resolve()}: {summary}")
+    return 0
+
+
+def cmd_log(args) -> int:
+    ws = _open(args.path)
+    changes = ws.append_daily(" ".join(args.text))
+    if changes.empty:
+        from core.errors import CoreError
+
+        raise CoreError("nothing to log: the text is empty")
+    first, last = changes.info["lines"]
+    print(f"{changes.paths[0]}:{first}" + (f"-{last}" if last != first else ""))
+    return 0
+
+
+def cmd_history(args) -> int:
+    ws = _open(args.path)
+    entries = ws.history_entries(None if args.all else args.file)
+    if not entries:
+        print(f"no history for {'the workspace' if args.all else args.file}")
+        return 0
+    for entry in entries:
+        state = " (undone)" if entry.undone_by else ""
+        print(f"{entry.id}  {entry.time}  {entry.path}  {entry.reason}{state}")
+    return 0
+
+
+def cmd_undo(args) -> int:
+    ws = _open(args.path)
+    changes = ws.undo(args.file)
+    print(f"restored the previous version of {changes.paths[0]} (sha256 {changes.info['hash'][:12]})")
+    return 0
+
+
+def cmd_read(args) -> int:
+    ws = _open(args.path)
+    start, end = 1, None
+    if args.lines:
+        from core.errors import CoreError
+
+        try:
+            first, _, last = args.lines.partition("-")
+            start, end = int(first), int(last or first)
+        except ValueError as exc:
+            raise CoreError(f"--lines takes START-END, e.g. 10-20, not {args.lines!r}") from exc
+    for number, line in ws.read_lines(args.file, start, end):
+        sys.stdout.write(f"{number:>6}  {line}\n")
+    return 0
