@@ -23,6 +23,8 @@ class CompactionSettings:
     flush_before: bool = True
     offload_before: bool = True
     summary_max_tokens: int = 700
+    flush_max_tokens: int = 400
+    input_tokens: int = 0          # > 0: cap on the span shown to the model per summary/flush call
 
 
 @dataclass(frozen=True)
