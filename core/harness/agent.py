@@ -1,0 +1,230 @@
+"""HarnessAgent: a tool-using agent loop on the local model, inside the memory harness.
+
+Each step: the context policy keeps the history in budget (evict, compact,
+restart); the context builder puts MEMORY.md, recent sessions and the anchor
+in the system prompt; the model proposes one action as JSON (a tool and its
+input, or the answer); code validates it, runs the tool, and records the call
+and its result in the OpenAI shape. A context overflow compacts and retries
+once. Weak models loop or ramble: a repeated action and the step limit both
+end the turn with an answer, so a turn always ends.
+
+A session's end offloads the rest of the conversation, flushes what was not
+flushed, writes the session's summary to the session cache and counts the
+session toward the dream gates.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from core.cancel import CancelToken
+from core.config import Settings
+from core.harness import messages as msgs
+from core.harness.anchor import AnchorStore
+from core.harness.checkpointing import Checkpointer
+from core.harness.compactor import ConversationCompactor
+from core.harness.context import ContextBuilder
+from core.harness.eviction import ToolResultEvictor
+from core.harness.flush import MemoryFlushManager
+from core.harness.modelcall import ask, context_length, counter_for
+from core.harness.overflow import OverflowRecovery
+from core.harness.policy import ContextPolicy
+from core.harness.restart import fresh_restart
+from core.harness.session import SessionEnd, end_session
+from core.harness.tools import ToolBox
+
+BASE_PROMPT = "You are a helpful assistant with a long-term memory. Use the tools when they help."
+ANSWER = "answer"
+ACTION_MAX_TOKENS = 200
+PROTOCOL = (
+    "Reply with one JSON object: {\"tool\": NAME, \"input\": TEXT}. NAME is one of the tools below, "
+    "or \"answer\" with your final answer to the user as TEXT.\nTools:\n"
+)
+
+
+def new_session_id() -> str:
+    return f"s-{dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+
+
+@dataclass
+class TurnResult:
+    answer: str
+    steps: int
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)   # {"name", "arguments", "error"}
+    forced: str = ""          # why the answer was forced ("" when the model chose to answer)
+    actions: list[str] = field(default_factory=list)                  # what the context policy did
+
+
+class HarnessAgent:
+    def __init__(self, workspace, llm, *, session_id: str | None = None, base_prompt: str = BASE_PROMPT,
+                 settings: Settings | None = None, max_steps: int = 6, cancel: CancelToken | None = None,
+                 on_event: Callable[[str, dict], None] | None = None):
+        self.ws = workspace
+        self.llm = llm
+        self.settings = settings or workspace.settings
+        self.session_id = session_id or new_session_id()
+        self.max_steps = max_steps
+        self.cancel = cancel
+        self.on_event = on_event or (lambda kind, data: None)
+        self.count = counter_for(llm)
+        self.window = context_length(llm, self.settings.model.context_length)
+        self.history: list[msgs.Message] = []
+        self.step = 0
+        self.ended = False
+        self.anchor = AnchorStore(workspace)
+        self.checkpointer = Checkpointer(workspace, self.session_id)
+        self.tools = ToolBox(workspace, self.checkpointer, self.anchor)
+        self.flusher = MemoryFlushManager(workspace, llm, settings=self.settings, cancel=cancel)
+        self.compactor = ConversationCompactor(workspace.paths, llm, self.session_id,
+                                               settings=self.settings.compaction, flusher=self.flusher, cancel=cancel)
+        self.evictor = ToolResultEvictor(workspace.paths, self.session_id, self.settings.eviction)
+        self.policy = ContextPolicy(self.settings, self.evictor, self.compactor, self.count)
+        self.recovery = OverflowRecovery(self.compactor, self.settings.overflow)
+        self.builder = ContextBuilder(workspace, base_prompt + "\n\n" + PROTOCOL + self.tools.describe(),
+                                      settings=self.settings, count=self.count, window=self.window)
+
+    # ----- one model step ------------------------------------------------------------------------
+    def _schema(self, allowed: list[str]) -> dict:
+        return {"type": "object", "properties": {"tool": {"type": "string", "enum": allowed},
+                                                 "input": {"type": "string", "maxLength": 600}},
+                "required": ["tool", "input"]}
+
+    def _usable(self, anchor) -> int:
+        return max(256, self.window - ACTION_MAX_TOKENS - self.count(self.builder.system_prompt(anchor)) - 64)
+
+    def _propose(self, allowed: list[str], turn: TurnResult) -> dict[str, str]:
+        anchor = self.anchor.load()
+        outcome = self.policy.apply(self.history, self._usable(anchor))
+        self.history = outcome.messages
+        turn.actions.extend(outcome.actions)
+        for action in outcome.actions:
+            self.on_event("policy", {"action": action})
+        if outcome.restart_needed:
+            self._restart()
+
+        def call(history):
+            reply = ask(self.llm, self.builder.build(history, step=self.step, anchor=anchor),
+                        max_tokens=ACTION_MAX_TOKENS, json_schema=self._schema(allowed), cancel=self.cancel)
+            return reply
+
+        result = self.recovery.call(call, self.history, keep_tokens=self._usable(anchor) // 2)
+        if result.recovered:
+            self.history = result.messages
+            turn.actions.append("overflow: compacted and retried once")
+            self.on_event("overflow", {"compacted": result.compaction.compacted_count})
+        reply = result.value
+        if not reply.ok:
+            return {"tool": "", "input": "", "error": reply.error}
+        tool, text = reply.parsed.get("tool"), reply.parsed.get("input")
+        if tool not in allowed or not isinstance(text, str):
+            return {"tool": "", "input": "", "error": f"invalid action {reply.parsed!r}"}
+        return {"tool": tool, "input": text, "error": ""}
+
+    def _restart(self) -> None:
+        """Tier 4: drop the context and start over from what is saved on disk."""
+        last_user = next((m for m in reversed(self.history) if m.get("role") == "user"
+                          and not msgs.is_summary(m)), None)
+        self.compactor.offloader.offload(self.history)
+        fresh = fresh_restart(self.ws, session_id=self.session_id, budget_tokens=self.window // 3, count=self.count)
+        self.history = [msgs.user(fresh.text)] + ([last_user] if last_user else [])
+        self.on_event("restart", {"sections": list(fresh.sections)})
+
+    def _run_tool(self, name: str, text: str, turn: TurnResult) -> None:
+        args = self.tools.arguments_for(name, text)
+        call = msgs.tool_call(name, args, call_id=f"call_{uuid.uuid4().hex[:12]}")
+        self.history.append(msgs.assistant("", [call]))
+        self.checkpointer.before_tool(name, args)
+        result, error = self.tools.call(name, args)
+        self.checkpointer.after_tool(name, args, error=error)
+        self.history.append(self.policy.on_tool_result(msgs.tool_result(call["id"], result, name), name))
+        turn.tool_calls.append({"name": name, "arguments": args, "error": error})
+        self.on_event("tool", {"name": name, "arguments": args, "error": error, "result": result})
+
+    # ----- a turn --------------------------------------------------------------------------------
+    def run_turn(self, user_text: str) -> TurnResult:
+        if self.ended:
+            raise RuntimeError("this session has ended; start a new HarnessAgent")
+        self.history.append(msgs.user(user_text))
+        turn = TurnResult(answer="", steps=0)
+        tools_and_answer = self.tools.names + [ANSWER]
+        last_action, invalid = None, 0
+        while True:
+            if self.cancel is not None:
+                self.cancel.raise_if_cancelled()
+            self.checkpointer.maybe_timer()
+            self.step += 1
+            turn.steps += 1
+            forced = ""
+            if turn.steps >= self.max_steps:
+                forced = f"step limit ({self.max_steps}) reached"
+            elif invalid >= 2:
+                forced = "the model gave no valid action twice"
+            action = self._propose([ANSWER] if forced else tools_and_answer, turn)
+            if action["error"]:
+                invalid += 1
+                if forced:
+                    return self._finish(turn, self._fallback_answer(), forced + "; " + action["error"])
+                self.history.append(msgs.user(f"[harness] {action['error']}. Reply with the JSON object."))
+                continue
+            if action["tool"] == ANSWER:
+                return self._finish(turn, action["input"].strip() or self._fallback_answer(), forced)
+            key = (action["tool"], action["input"].strip().lower())
+            if key == last_action:
+                # A weak model repeats itself; the result is already above, so the next step must answer.
+                self.history.append(msgs.user("[harness] That call was already made; its result is above. "
+                                              "Answer now."))
+                invalid = 2
+                continue
+            last_action = key
+            self._run_tool(action["tool"], action["input"], turn)
+
+    def _fallback_answer(self) -> str:
+        for msg in reversed(self.history):
+            if msg.get("role") == "tool":
+                return "I could not finish; the last result was:\n" + (msg.get("content") or "")[:600]
+        return "I could not produce an answer."
+
+    def _finish(self, turn: TurnResult, answer: str, forced: str) -> TurnResult:
+        turn.answer, turn.forced = answer, forced
+        self.history.append(msgs.assistant(answer))
+        self.on_event("answer", {"answer": answer, "forced": forced})
+        return turn
+
+    # ----- a multi-step task -----------------------------------------------------------------------
+    def run_task(self, target: str, steps: list[str]) -> list[TurnResult]:
+        """Work through `steps` toward `target` with a task graph, checkpoints and the anchor.
+
+        A task that was checkpointed before (same session and target) resumes at the first
+        pending task whose dependencies are done.
+        """
+        saved = self.checkpointer.latest()
+        if saved and saved.get("target") == target and saved.get("tasks"):
+            self.checkpointer.resume_from(saved)
+        else:
+            self.checkpointer.target = target
+            self.checkpointer.set_tasks(steps)
+        turns = []
+        while (task := self.checkpointer.next_task()) is not None:
+            self.anchor.update(goal=target, next_step=task["title"])
+            self.checkpointer.mark(task["id"], "in_progress")
+            self.checkpointer.save(f"start {task['id']}")
+            turn = self.run_turn(task["title"])
+            turns.append(turn)
+            self.checkpointer.mark(task["id"], "done")
+            self.checkpointer.context_summary = turn.answer[:500]
+            following = self.checkpointer.next_task()
+            self.anchor.update(done=task["title"], next_step=following["title"] if following else "task complete")
+            self.checkpointer.milestone(f"finished {task['id']}: {task['title']}")
+        return turns
+
+    # ----- the end of a session --------------------------------------------------------------------
+    def end_session(self) -> SessionEnd:
+        if self.ended:
+            return SessionEnd(summary="", offloaded=0)
+        self.ended = True
+        result = end_session(self.ws, self.history, self.compactor, flusher=self.flusher,
+                             flush=self.settings.compaction.flush_before)
+        self.on_event("session_end", {"summary": result.summary})
+        return result

@@ -1,0 +1,227 @@
+"""MemoryFlushManager: durable facts from a span of conversation into today's daily log.
+
+The model sees MEMORY.md (read-only) and today's log as "do not repeat"
+references and answers with only new bullets, or exactly `NO_REPLY`. Code then
+validates: only single-line bullets, none already in MEMORY.md or today's log,
+none the conversation gives no ground for. New bullets go to today's log as a
+`## Memory Flush — <timestamp>` block; the dream scheduler hears that there is
+new material.
+
+Idempotent: messages are flushed once (tracked by message id), and the same
+span of content is never flushed twice (a hash of the span is recorded). Every
+outcome is appended to `.reverie/flushes.jsonl`, so a person can see that
+flushes really ran: written, no_reply, empty (nothing usable), duplicate, failed.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from core.cancel import CancelToken
+from core.config import Settings
+from core.dream.state import note_new_material
+from core.errors import ContextOverflowError, CoreError
+from core.harness.messages import Message, ensure_ids, is_summary
+from core.harness.modelcall import ask, context_length, counter_for
+from core.harness.transcript import render_transcript
+from core.store.atomic import locked
+from core.store.daily import flush_block
+from core.store.memory_md import strip_comments
+from core.store.sessions import append_jsonl, read_jsonl
+from core.tokens import truncate_to_tokens
+
+NO_REPLY = "NO_REPLY"
+OUTCOMES = ("written", "no_reply", "empty", "duplicate", "failed")
+FLUSH_SYSTEM = (
+    "You keep an agent's long-term memory. From the conversation, write only NEW durable facts worth "
+    "remembering later (decisions, preferences, names, numbers, paths, results), as markdown bullets: "
+    "each line starts with '- ' and holds one fact. Do not repeat anything already in MEMORY.md or in "
+    f"today's log. If there is nothing new, reply with exactly {NO_REPLY}."
+)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(?P<text>.+?)\s*$")
+_WORD = re.compile(r"[\w][\w.'-]*", re.UNICODE)
+_STOP = frozenset("the a an and or of to in on for with is are was were be been it this that these those "
+                  "user assistant tool has have had will would should can could not no yes as at by from "
+                  "fact facts new memory".split())
+MAX_BULLET_CHARS = 400
+
+
+@dataclass
+class FlushResult:
+    outcome: str                      # one of OUTCOMES
+    bullets: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)   # model bullets dropped by validation
+    span_hash: str = ""
+    path: str = ""                    # daily log written ("" when nothing was)
+    lines: tuple[int, int] = (0, 0)
+    error: str = ""
+    messages: int = 0
+
+    @property
+    def wrote(self) -> bool:
+        return self.outcome == "written"
+
+
+def span_hash(messages: list[Message]) -> str:
+    """A hash of a span's content (ids and private keys left out, so re-sent copies match)."""
+    canon = [[m.get("role"), m.get("content") or "", m.get("tool_call_id") or "",
+              [[c["function"]["name"], c["function"].get("arguments") or ""] for c in m.get("tool_calls") or []]]
+             for m in messages]
+    return hashlib.sha256(json.dumps(canon, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def normalise(text: str) -> str:
+    return " ".join(_WORD.findall(strip_comments(text).lower()))
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOP}
+
+
+def parse_bullets(text: str) -> list[str]:
+    """The bullet lines of a model reply (prose around them is ignored)."""
+    out = []
+    for line in text.splitlines():
+        match = _BULLET.match(line)
+        if match:
+            out.append(" ".join(match.group("text").split()))
+    return out
+
+
+def validate_bullets(candidates: list[str], *, known: str, evidence: str) -> tuple[list[str], list[str]]:
+    """(accepted, rejected): new, grounded, single facts; nothing already known, no repeats."""
+    known_lines = {normalise(line) for line in known.splitlines() if line.strip()}
+    evidence_words = _content_words(evidence)
+    accepted, rejected, seen = [], [], set()
+    for bullet in candidates:
+        key = normalise(bullet)
+        words = _content_words(bullet)
+        grounded = words and len(words & evidence_words) * 2 >= len(words)
+        if (not key or NO_REPLY in bullet or len(bullet) > MAX_BULLET_CHARS or key in seen
+                or key in known_lines or not grounded):
+            rejected.append(bullet)
+            continue
+        seen.add(key)
+        accepted.append(bullet)
+    return accepted, rejected
+
+
+class MemoryFlushManager:
+    def __init__(self, workspace, llm, *, settings: Settings | None = None, cancel: CancelToken | None = None,
+                 today=None):
+        self.ws = workspace
+        self.llm = llm
+        self.settings = settings or workspace.settings
+        self.cancel = cancel
+        self.today = today or dt.date.today   # a function, so a long session flushes into the right day
+        self.count = counter_for(llm)
+
+    @property
+    def record_path(self):
+        return self.ws.paths.flush_record
+
+    def records(self) -> list[dict]:
+        return read_jsonl(self.record_path).objects
+
+    def _already(self) -> tuple[set[str], set[str]]:
+        """(span hashes, message ids) of flushes that finished (written, no_reply or empty)."""
+        hashes, ids = set(), set()
+        for rec in self.records():
+            if rec.get("outcome") in ("written", "no_reply", "empty"):
+                hashes.add(rec.get("span_hash", ""))
+                ids.update(rec.get("message_ids") or [])
+        return hashes, ids
+
+    def flush(self, messages: list[Message], *, session_id: str = "") -> FlushResult:
+        messages = [m for m in ensure_ids(list(messages)) if not is_summary(m)]
+        hashes, done_ids = self._already()
+        todo = [m for m in messages if m["id"] not in done_ids]
+        digest = span_hash(todo)
+        if not todo or digest in hashes:
+            return self._record(FlushResult("duplicate", span_hash=span_hash(messages), messages=len(messages)),
+                                session_id, [])
+        try:
+            result = self._run(todo, digest)
+        except ContextOverflowError as exc:
+            result = FlushResult("failed", span_hash=digest, error=f"prompt did not fit: {exc}", messages=len(todo))
+        except CoreError as exc:
+            if getattr(self.cancel, "cancelled", False):
+                raise
+            result = FlushResult("failed", span_hash=digest, error=str(exc), messages=len(todo))
+        return self._record(result, session_id, [m["id"] for m in todo])
+
+    def _references(self) -> tuple[str, str]:
+        memory = strip_comments(self.ws.read_memory().text)
+        today = self.ws.paths.daily_log(self.today())
+        daily = self.ws.read(self.ws.relative(today)).text if today.exists() else ""
+        return memory, daily
+
+    def _run(self, todo: list[Message], digest: str) -> FlushResult:
+        memory, daily = self._references()
+        window = context_length(self.llm)
+        out_tokens = self.settings.compaction.flush_max_tokens
+        # References get at most a third of the room each; the conversation gets the rest.
+        room = window - out_tokens - self.count(FLUSH_SYSTEM) - 96
+        ref_budget = max(0, room // 3)
+        memory_ref = truncate_to_tokens(memory, ref_budget)
+        daily_ref = daily[-4 * ref_budget:] if self.count(daily) > ref_budget else daily
+        budget = room - self.count(memory_ref) - self.count(daily_ref)
+        if self.settings.compaction.input_tokens:
+            budget = min(budget, self.settings.compaction.input_tokens)
+        if budget < 64:
+            return FlushResult("failed", span_hash=digest, error="the model's window is too small for a flush prompt",
+                               messages=len(todo))
+        transcript, _dropped = render_transcript(todo, budget, self.count)
+        user = (f"MEMORY.md (read-only; do not repeat):\n{memory_ref.strip() or '(empty)'}\n\n"
+                f"Today's log (do not repeat):\n{daily_ref.strip() or '(empty)'}\n\n"
+                f"Conversation:\n{transcript}\n\n"
+                f"New facts as '- ' bullets, or exactly {NO_REPLY}:")
+        reply = ask(self.llm, [{"role": "system", "content": FLUSH_SYSTEM}, {"role": "user", "content": user}],
+                    max_tokens=out_tokens, cancel=self.cancel)
+        if not reply.ok:
+            return FlushResult("failed", span_hash=digest, error=reply.error, messages=len(todo))
+        if reply.text.strip() == NO_REPLY:
+            return FlushResult("no_reply", span_hash=digest, messages=len(todo))
+        accepted, rejected = validate_bullets(parse_bullets(reply.text), known=memory + "\n" + daily,
+                                              evidence=transcript)
+        if not accepted:
+            return FlushResult("empty", rejected=rejected, span_hash=digest, messages=len(todo),
+                               error="" if rejected else "the reply had no bullets")
+        return self._write(accepted, rejected, digest, len(todo))
+
+    def _write(self, bullets: list[str], rejected: list[str], digest: str, count: int) -> FlushResult:
+        with locked(self.ws.paths.locks_dir / "flush.lock"):
+            # Another flush of the same span may have finished while the model was thinking.
+            if digest in self._already()[0]:
+                return FlushResult("duplicate", span_hash=digest, messages=count)
+            block = flush_block("\n".join(f"- {b}" for b in bullets))
+            changes = self.ws.append_daily(block, day=self.today(), bullets=False)
+        path = changes.paths[0] if changes.paths else ""
+        lines = tuple(changes.info.get("lines", (0, 0)))
+        error = self._reindex(path)
+        note_new_material(self.ws.paths, early_min_minutes=self.settings.dream.early_dream_min_minutes)
+        return FlushResult("written", bullets=bullets, rejected=rejected, span_hash=digest, path=path,
+                           lines=lines, messages=count, error=error)
+
+    def _reindex(self, rel_path: str) -> str:
+        """Bring the search index up to date for the log just written ("" or why it could not)."""
+        if self.ws.index_is_open:
+            return ""   # Workspace.append_daily already reindexed it
+        try:
+            self.ws.index.reindex_file(rel_path)
+        except (CoreError, ImportError) as exc:
+            # The index is derived state: the next sync picks the file up; the facts are safe on disk.
+            return f"reindex deferred: {exc}"
+        return ""
+
+    def _record(self, result: FlushResult, session_id: str, message_ids: list[str]) -> FlushResult:
+        record = {"ts": dt.datetime.now().astimezone().isoformat(timespec="seconds"), "session_id": session_id,
+                  "outcome": result.outcome, "span_hash": result.span_hash, "messages": result.messages,
+                  "message_ids": message_ids, "bullets": len(result.bullets), "rejected": len(result.rejected),
+                  "path": result.path, "lines": list(result.lines), "error": result.error,
+                  "model": getattr(self.llm, "model_id", "")}
+        append_jsonl(self.record_path, [record])
+        return result
