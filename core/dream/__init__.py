@@ -1,0 +1,39 @@
+"""Dreaming: consolidating daily logs and session summaries into MEMORY.md.
+
+The public API (what the CLI and the desktop app call, from any thread):
+
+    iter_dream(ws, llm, ...) / run_dream(ws, llm, progress=cb)   one dream, stage by stage
+    list_proposals(paths), load_proposal(paths, id)              review
+    apply_proposal(ws, id, sections=.., hunk_ids=.., change_ids=..), reject_proposal(ws, id, ...)
+    why(ws, bullet_id)                                           provenance
+    dream_due(state, now, settings), plan_maintenance(...)       pure "what is due"
+    maintain(ws, ...)                                            one maintenance tick
+    IdleMonitor(paths, idle_minutes, clock)                      idle detection
+
+Names load on first use, so `import core.dream.state` (the harness) stays cheap.
+"""
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "iter_dream": "consolidator", "run_dream": "consolidator", "DreamEvent": "consolidator",
+    "DreamResult": "consolidator", "STAGES": "consolidator", "dream_history": "consolidator",
+    "Proposal": "proposals", "Hunk": "proposals", "list_proposals": "proposals", "load_proposal": "proposals",
+    "apply_proposal": "apply", "reject_proposal": "apply", "preview_apply": "apply", "ApplyResult": "apply",
+    "why": "provenance", "format_provenance": "provenance", "Provenance": "provenance",
+    "dream_due": "gates", "next_dream_at": "gates", "plan_maintenance": "gates", "maintenance_due": "gates",
+    "maintain": "maintenance", "MaintenanceReport": "maintenance",
+    "IdleMonitor": "idle", "record_agent_turn": "idle",
+    "load_state": "state", "note_new_material": "state", "record_session_ended": "state",
+    "record_dream_finished": "state",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'core.dream' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"core.dream.{module}"), name)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable
 
 from core.store.atomic import atomic_write, locked
@@ -29,6 +29,9 @@ class ConsolidationState:
     new_material_at: str = ""       # last time a flush wrote new material
     early_requested_at: str = ""    # last time a flush asked for an early dream (throttled)
     last_maintenance: str = ""      # last maintenance tick
+    # Daily logs the last dream read, as {path: [lines read, sha256 of those lines]}: an append-only
+    # log that grew afterwards is read from where the dream stopped, not from its first line.
+    consumed: dict = field(default_factory=dict)
 
     def last_run_time(self) -> dt.datetime | None:
         return _parse(self.last_run)
@@ -42,6 +45,10 @@ def _parse(value: str) -> dt.datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.timezone.utc)
+
+
+parse_time = _parse
+CONSUMED_KEPT = 14
 
 
 def _now(now: dt.datetime | None) -> dt.datetime:
@@ -58,7 +65,9 @@ def load_state(paths: WorkspacePaths) -> ConsolidationState:
     known = {k: v for k, v in data.items() if k in ConsolidationState.__dataclass_fields__}
     try:
         state = ConsolidationState(**known)
-        return replace(state, mtime_watermark=float(state.mtime_watermark), sessions_since=int(state.sessions_since))
+        consumed = state.consumed if isinstance(state.consumed, dict) else {}
+        return replace(state, mtime_watermark=float(state.mtime_watermark), sessions_since=int(state.sessions_since),
+                       consumed=consumed)
     except (TypeError, ValueError):
         return ConsolidationState()
 
@@ -94,8 +103,22 @@ def note_new_material(paths: WorkspacePaths, *, now: dt.datetime | None = None,
 
 
 def record_dream_finished(paths: WorkspacePaths, mtime_watermark: float, *,
-                          now: dt.datetime | None = None) -> ConsolidationState:
+                          now: dt.datetime | None = None, consumed: dict | None = None,
+                          sessions_seen: int | None = None) -> ConsolidationState:
+    """A dream finished. `sessions_seen` is the session count it started from: sessions that
+    ended while it ran still count toward the next dream."""
     moment = _now(now)
-    return update_state(paths, lambda s: replace(s, last_run=moment.isoformat(),
-                                                 mtime_watermark=max(s.mtime_watermark, mtime_watermark),
-                                                 sessions_since=0))
+
+    def change(s: ConsolidationState) -> ConsolidationState:
+        left = 0 if sessions_seen is None else max(0, s.sessions_since - sessions_seen)
+        merged = {**s.consumed, **(consumed or {})}
+        # Only recent logs are still appended to; keep the newest few entries (names sort by date).
+        kept = dict(sorted(merged.items(), key=lambda item: item[0].rsplit("/", 1)[-1])[-CONSUMED_KEPT:])
+        return replace(s, last_run=moment.isoformat(), mtime_watermark=max(s.mtime_watermark, mtime_watermark),
+                       sessions_since=left, consumed=kept)
+    return update_state(paths, change)
+
+
+def record_maintenance(paths: WorkspacePaths, *, now: dt.datetime | None = None) -> ConsolidationState:
+    moment = _now(now)
+    return update_state(paths, lambda s: replace(s, last_maintenance=moment.isoformat()))

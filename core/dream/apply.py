@@ -1,0 +1,151 @@
+"""Applying and rejecting proposals: compare-and-swap, rebase, partial accept, idempotent.
+
+Apply reads MEMORY.md as it is now and decides how to bring the proposal onto it:
+- unchanged since the dream read it: the proposal's changes on the text it read;
+- changed only by an append (an agent added lines at the end): the same, with the
+  appended text kept after it;
+- changed elsewhere: the bullet-level changes are replayed onto the current text,
+  which is safe when every bullet they touch is still as the dream saw it; if one
+  was edited the proposal is held for review and nothing is written.
+The write is the store's compare-and-swap (a history snapshot first, so undo works);
+an append racing the write is merged by the store. Replaying is idempotent, so an
+apply killed at any moment can simply be run again.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from core.dream.operations import ApplyOutcome, Change, apply_changes, pins_kept
+from core.dream.proposals import APPLIED, HELD, OPEN, REJECTED, Proposal, load_proposal, save_proposal
+from core.errors import ConflictError, ProposalError
+from core.store.atomic import locked
+from core.store.memory_md import strip_comments
+from core.tokens import count_tokens
+from core.types import Changes
+
+ATTEMPTS = 4
+
+
+@dataclass
+class ApplyResult:
+    proposal: Proposal
+    changes: Changes = field(default_factory=Changes)
+    applied: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
+    rebased: str = ""              # "" | "append" | "replay"
+    history_id: str = ""
+
+    @property
+    def wrote(self) -> bool:
+        return not self.changes.empty
+
+
+def _target(proposal: Proposal, selected: list[Change], current: str) -> tuple[ApplyOutcome, str]:
+    base = proposal.base_text
+    if current == base:
+        return apply_changes(base, selected), ""
+    replay = apply_changes(current, selected)
+    # A pure append keeps the appended text after the proposal's version, unless some of the
+    # changes are already in the file (an apply that was killed after its write): then only
+    # the replay knows what is left to do.
+    if current.startswith(base) and not replay.already:
+        outcome = apply_changes(base, selected)
+        appended = current[len(base):]
+        joiner = "" if not outcome.text or outcome.text.endswith("\n") else "\n"
+        outcome.text = outcome.text + joiner + appended
+        return outcome, "append"
+    return replay, "replay"
+
+
+def _lock(ws):
+    return locked(ws.paths.locks_dir / "proposals.lock")
+
+
+def apply_proposal(ws, proposal_id: str, *, change_ids=(), sections=(), hunk_ids=(),
+                   reviewed: bool = True, now: dt.datetime | None = None) -> ApplyResult:
+    """Apply a proposal (or the named changes, sections or hunks of it) to MEMORY.md.
+
+    `reviewed=False` is the automatic path: a held proposal is refused. A person (the CLI,
+    the app) passes reviewed=True and may accept a held one.
+    """
+    with _lock(ws):
+        proposal = load_proposal(ws.paths, proposal_id)
+        if not proposal.is_open:
+            raise ProposalError(f"proposal {proposal.id} is already {proposal.status}")
+        if proposal.status == HELD and not reviewed:
+            raise ProposalError(f"proposal {proposal.id} is held for review: {'; '.join(proposal.hold_reasons)}")
+        selected = proposal.select(change_ids=change_ids, sections=sections, hunk_ids=hunk_ids)
+        if not selected:
+            raise ProposalError(f"nothing left to apply in proposal {proposal.id}")
+        budget = ws.settings.memory.memory_md_tokens
+        for _attempt in range(ATTEMPTS):
+            current = ws.read_memory()
+            outcome, rebased = _target(proposal, selected, current.text)
+            if not outcome.clean:
+                proposal.status = HELD
+                reason = ("MEMORY.md changed where this proposal edits it since the dream read it: "
+                          + "; ".join(why for _cid, why in outcome.conflicts))
+                if reason not in proposal.hold_reasons:
+                    proposal.hold_reasons.append(reason)
+                save_proposal(ws.paths, proposal)
+                raise ProposalError(f"proposal {proposal.id} is held for review: {reason}. "
+                                    f"Nothing was written; review it, or reject it and dream again")
+            missing = pins_kept(current.text, outcome.text)
+            if missing:
+                raise ProposalError(f"applying {proposal.id} would change {len(missing)} pinned bullet(s); refused")
+            tokens = count_tokens(strip_comments(outcome.text))
+            if tokens > budget and tokens > count_tokens(strip_comments(current.text)):
+                raise ProposalError(f"applying only these changes of {proposal.id} leaves MEMORY.md at {tokens} "
+                                    f"tokens, over its {budget}-token budget; accept the pruning changes too")
+            result = ApplyResult(proposal, applied=list(outcome.applied), already=list(outcome.already),
+                                 rebased=rebased)
+            if outcome.text != current.text:
+                try:
+                    result.changes = ws.write_memory(outcome.text, current.hash, reason=f"dream proposal {proposal.id}",
+                                                     base_text=current.text)
+                except ConflictError:
+                    continue          # someone wrote between our read and our write: read again, rebase again
+                result.history_id = result.changes.info.get("history_id", "")
+            _record(proposal, selected, outcome, result, now)
+            save_proposal(ws.paths, proposal)
+            return result
+        raise ProposalError(f"MEMORY.md kept changing while proposal {proposal.id} was applied; try again")
+
+
+def _record(proposal: Proposal, selected: list[Change], outcome: ApplyOutcome, result: ApplyResult,
+            now: dt.datetime | None) -> None:
+    for cid in outcome.applied:
+        proposal.decisions[cid] = "applied"
+    for cid in outcome.already:
+        proposal.decisions[cid] = "already"
+    moment = (now or dt.datetime.now(dt.timezone.utc)).isoformat(timespec="seconds")
+    proposal.applied.append({"time": moment, "changes": [c.id for c in selected], "rebased": result.rebased,
+                             "history_id": result.history_id, "hash": result.changes.info.get("hash", "")})
+    _settle(proposal)
+
+
+def _settle(proposal: Proposal) -> None:
+    if proposal.undecided():
+        return
+    proposal.status = APPLIED if any(v in ("applied", "already") for v in proposal.decisions.values()) else REJECTED
+
+
+def reject_proposal(ws, proposal_id: str, *, change_ids=(), sections=(), hunk_ids=()) -> Proposal:
+    """Reject a proposal, or some of its changes (the rest stay open for review)."""
+    with _lock(ws):
+        proposal = load_proposal(ws.paths, proposal_id)
+        if proposal.status not in OPEN:
+            raise ProposalError(f"proposal {proposal.id} is already {proposal.status}")
+        for change in proposal.select(change_ids=change_ids, sections=sections, hunk_ids=hunk_ids):
+            proposal.decisions[change.id] = "rejected"
+        _settle(proposal)
+        save_proposal(ws.paths, proposal)
+        return proposal
+
+
+def preview_apply(ws, proposal_id: str, *, change_ids=(), sections=(), hunk_ids=()) -> ApplyOutcome:
+    """What MEMORY.md would become now, without writing (for a review screen)."""
+    proposal = load_proposal(ws.paths, proposal_id)
+    selected = proposal.select(change_ids=change_ids, sections=sections, hunk_ids=hunk_ids)
+    return _target(proposal, selected, ws.read_memory().text)[0]

@@ -1,0 +1,119 @@
+"""Is the agent idle? No agent turn and no workspace file written for `idle_minutes`.
+
+Agent turns are seen two ways: an in-process agent (the app's chat panel, the
+harness) calls `note_agent_turn()`; an agent in another process either calls
+`record_agent_turn(paths)` or is simply seen through the files it writes (daily
+logs, session logs, progress.md, MEMORY.md). Reverie's own private state
+(`.reverie/`, the consolidation state) does not count, and neither do the writes a
+dream itself made (`ignore_own_write`).
+
+A running dream passes `monitor.stop_check(started)` as its `should_stop`: at the
+next stage boundary after any activity, it stops and writes nothing.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Callable
+
+from core.dream.state import parse_time
+from core.store.atomic import atomic_write
+from core.store.paths import WorkspacePaths
+
+IGNORED_DIRS = {".reverie", ".git", "__pycache__"}
+IGNORED_FILES = {"memory/.consolidation_state"}
+
+
+def _activity_file(paths: WorkspacePaths):
+    return paths.private_dir / "agent_activity"
+
+
+def record_agent_turn(paths: WorkspacePaths, when: float | None = None) -> None:
+    """Tell every Reverie process that an agent turn just ran (cross-process idle tracking)."""
+    import datetime as dt
+
+    moment = dt.datetime.fromtimestamp(when if when is not None else time.time(), dt.timezone.utc)
+    atomic_write(_activity_file(paths), moment.isoformat() + "\n")
+
+
+def newest_write(paths: WorkspacePaths, ignore: dict[str, float] | None = None) -> tuple[float, str]:
+    """(mtime, path) of the most recently written workspace file that counts as activity."""
+    ignore = ignore or {}
+    best, where = 0.0, ""
+    root = str(paths.root)
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
+        rel_folder = os.path.relpath(folder, root)
+        for name in files:
+            if name.endswith(".tmp") and name.startswith("."):
+                continue            # an atomic write's temp file: the rename that follows counts
+            rel = name if rel_folder == "." else f"{rel_folder}/{name}".replace(os.sep, "/")
+            if rel in IGNORED_FILES:
+                continue
+            try:
+                mtime = os.stat(os.path.join(folder, name)).st_mtime
+            except FileNotFoundError:
+                continue
+            if ignore.get(rel) == mtime:
+                continue
+            if mtime > best:
+                best, where = mtime, rel
+    return best, where
+
+
+class IdleMonitor:
+    def __init__(self, paths: WorkspacePaths, idle_minutes: float = 10.0, clock: Callable[[], float] = time.time):
+        self.paths = paths
+        self.idle_seconds_needed = idle_minutes * 60.0
+        self.clock = clock
+        self._turn = 0.0
+        self._own: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def note_agent_turn(self, when: float | None = None) -> None:
+        with self._lock:
+            self._turn = max(self._turn, when if when is not None else self.clock())
+
+    def ignore_own_write(self, rel_path: str) -> None:
+        """A file Reverie itself just wrote (a dream's MEMORY.md) is not agent activity."""
+        try:
+            mtime = os.stat(self.paths.root / rel_path).st_mtime
+        except FileNotFoundError:
+            return
+        with self._lock:
+            self._own[rel_path] = mtime
+
+    def _recorded_turn(self) -> float:
+        try:
+            moment = parse_time(_activity_file(self.paths).read_text(encoding="utf-8").strip())
+        except (FileNotFoundError, UnicodeDecodeError):
+            return 0.0
+        return moment.timestamp() if moment else 0.0
+
+    def last_activity(self) -> tuple[float, str]:
+        """(time, what) of the last activity: an agent turn or a file write."""
+        with self._lock:
+            turn, own = self._turn, dict(self._own)
+        recorded = self._recorded_turn()
+        written, where = newest_write(self.paths, own)
+        candidates = [(turn, "agent turn"), (recorded, "agent turn"), (written, f"{where} written")]
+        return max(candidates, key=lambda c: c[0])
+
+    def idle_for(self, now: float | None = None) -> float:
+        moment = self.clock() if now is None else now
+        last, _what = self.last_activity()
+        return max(0.0, moment - last) if last else float("inf")
+
+    def is_idle(self, now: float | None = None) -> bool:
+        return self.idle_for(now) >= self.idle_seconds_needed
+
+    def activity_since(self, since: float) -> str:
+        """What happened after `since`, or "" when nothing did."""
+        last, what = self.last_activity()
+        return f"the agent became active ({what})" if last > since else ""
+
+    def stop_check(self, started: float | None = None) -> Callable[[], str]:
+        """A `should_stop` for a dream: any activity after `started` stops it at a stage boundary."""
+        since = self.clock() if started is None else started
+        return lambda: self.activity_since(since)

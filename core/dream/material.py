@@ -1,0 +1,174 @@
+"""The new material of a dream: facts from daily logs changed since the watermark and
+from the session summaries that arrived since the last dream.
+
+Cost follows the new material: every daily log is only stat()ed; a file is read
+only when its mtime is past the watermark, and an append-only log the last dream
+already read is read from the line where that dream stopped (when the lines it read
+are unchanged). Every fact keeps exact sources: `memory/2026-11-30.md#L12` (or a
+line range for a bullet with continuation lines) and `session:<id>`.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+
+from core.dream.state import ConsolidationState, parse_time
+from core.store.daily import list_daily_logs
+from core.store.memory_md import strip_comments
+from core.store.paths import WorkspacePaths
+from core.store.sessions import read_jsonl
+from core.store.textio import decode_lossy
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_TIME_PREFIX = re.compile(r"^\[\d{1,2}:\d{2}(?::\d{2})?\]\s*")
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
+MAX_FACT_CHARS = 400
+
+
+@dataclass(frozen=True)
+class Fact:
+    text: str                       # the fact, marker / time stamp / comments removed
+    sources: tuple[str, ...]        # provenance refs
+    day: str = ""                   # ISO date of the daily log ("" for a session summary)
+    origin: str = "daily"           # "daily" | "session"
+
+
+@dataclass
+class Material:
+    facts: list[Fact] = field(default_factory=list)
+    files_read: list[str] = field(default_factory=list)
+    files_seen: int = 0             # daily logs stat()ed
+    bytes_read: int = 0
+    watermark: float = 0.0          # newest mtime among the files read (taken before reading)
+    consumed: dict[str, list] = field(default_factory=dict)
+    sessions: list[str] = field(default_factory=list)
+    session_summaries: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not self.facts
+
+    def digest(self, max_chars: int = 3000) -> str:
+        """The new material in a few thousand characters, for the Orient prompt."""
+        out, used = [], 0
+        for fact in self.facts:
+            line = f"- {fact.text}"
+            if used + len(line) > max_chars:
+                out.append(f"- ... and {len(self.facts) - len(out)} more")
+                break
+            out.append(line)
+            used += len(line) + 1
+        return "\n".join(out)
+
+
+def clean_fact_text(raw: str) -> str:
+    text = strip_comments(raw).strip()
+    text = _MARKER.sub("", text, count=1)
+    text = _TIME_PREFIX.sub("", text, count=1).strip()
+    return " ".join(text.split())[:MAX_FACT_CHARS]
+
+
+def _lines_hash(lines: list[str]) -> str:
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+def facts_from_lines(rel_path: str, lines: list[str], start: int, day: str) -> list[Fact]:
+    """Facts from lines[start:] of a daily log (0-based `start`); a bullet may continue on
+    indented lines. Headings, blank lines and comment-only lines are not facts."""
+    facts: list[Fact] = []
+    span: list[int] = []            # 1-based line numbers of the fact being read
+
+    def close() -> None:
+        if span:
+            text = clean_fact_text(" ".join(lines[n - 1].strip() for n in span))
+            if len(text) >= 3:
+                ref = f"{rel_path}#L{span[0]}" + (f"-L{span[-1]}" if span[-1] != span[0] else "")
+                facts.append(Fact(text=text, sources=(ref,), day=day))
+            span.clear()
+
+    for index in range(start, len(lines)):
+        raw = lines[index]
+        if not raw.strip() or _HEADING.match(raw) or not strip_comments(raw).strip():
+            close()
+        elif span and raw[:1].isspace() and not _MARKER.match(raw):
+            span.append(index + 1)      # continuation of the bullet above
+        else:
+            close()
+            span.append(index + 1)
+    close()
+    return facts
+
+
+def summary_facts(session_id: str, summary: str) -> list[Fact]:
+    """A session summary as facts: one per line or sentence, each sourced to the session."""
+    facts = []
+    for line in summary.splitlines():
+        for sentence in _SENTENCE.split(line):
+            text = clean_fact_text(sentence)
+            if len(text) >= 12:
+                facts.append(Fact(text=text, sources=(f"session:{session_id}",), origin="session"))
+    return facts
+
+
+def _dedupe(facts: list[Fact]) -> list[Fact]:
+    """The same fact flushed twice becomes one fact with both sources."""
+    merged: dict[str, Fact] = {}
+    for fact in facts:
+        key = normalise(fact.text)
+        if key in merged:
+            old = merged[key]
+            sources = old.sources + tuple(s for s in fact.sources if s not in old.sources)
+            merged[key] = Fact(old.text, sources, max(old.day, fact.day), old.origin)
+        else:
+            merged[key] = fact
+    return list(merged.values())
+
+
+def normalise(text: str) -> str:
+    """Text compared for exact duplicates: case, spacing and punctuation do not count."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def gather(paths: WorkspacePaths, state: ConsolidationState) -> Material:
+    material = Material(watermark=state.mtime_watermark)
+    facts: list[Fact] = []
+    for log in list_daily_logs(paths, include_archive=True):
+        material.files_seen += 1
+        try:
+            mtime = os.stat(log.path).st_mtime   # before reading: a later append moves it past the watermark
+        except FileNotFoundError:
+            continue
+        if mtime <= state.mtime_watermark:
+            continue
+        rel = paths.relative(log.path)
+        data = log.path.read_bytes()
+        material.bytes_read += len(data)
+        text = decode_lossy(data).text
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()    # the final newline ends the last line; it is not a line of its own
+        start = 0
+        seen = state.consumed.get(rel)
+        if isinstance(seen, list) and len(seen) == 2 and isinstance(seen[0], int) and 0 < seen[0] <= len(lines):
+            if _lines_hash(lines[: seen[0]]) == seen[1]:
+                start = seen[0]
+        facts.extend(facts_from_lines(rel, lines, start, log.date.isoformat()))
+        material.files_read.append(rel)
+        material.consumed[rel] = [len(lines), _lines_hash(lines)]
+        material.watermark = max(material.watermark, mtime)
+    last = state.last_run_time()
+    for line_no, entry in read_jsonl(paths.session_cache).records:
+        sid, summary = str(entry.get("session_id") or ""), entry.get("summary")
+        if not sid or not isinstance(summary, str):
+            continue
+        ended = parse_time(str(entry.get("ended") or ""))
+        if last is not None and ended is not None and ended <= last:
+            continue
+        material.sessions.append(sid)
+        material.session_summaries[sid] = summary
+        facts.extend(summary_facts(sid, summary))
+    material.facts = _dedupe(facts)
+    return material

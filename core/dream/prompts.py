@@ -1,0 +1,127 @@
+"""What the model is asked during a dream, and how its replies are read.
+
+The model sees compact inputs (the new facts, the few existing bullets related to
+each, section names) and answers with small JSON: themes for Orient, one operation
+per fact for Consolidate. Schemas are small on purpose: constrained decoding costs
+a lot on large vocabularies. Replies are read defensively; anything malformed is
+dropped here and the deterministic fallback decides instead.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+OPS = ("add", "update", "supersede", "skip")
+THEMES = ("goals", "decisions", "patterns", "preferences")
+MAX_TEXT = 240
+
+
+@dataclass(frozen=True)
+class ModelOp:
+    fact: int            # 1-based number of the fact in the batch
+    op: str
+    target: str          # "B1".. handle of a related bullet, or ""
+    section: str
+    text: str
+
+
+@dataclass(frozen=True)
+class BatchFact:
+    number: int
+    text: str
+    related: tuple[tuple[str, str], ...]   # (handle, bullet text)
+
+
+def orient_messages(sections: list[str], digest: str) -> list[dict]:
+    system = ("You read an AI agent's new notes and name what matters for its long-term memory. "
+              "Reply with JSON only.")
+    user = (f"Memory sections: {', '.join(sections) or 'none yet'}\n\nNew notes:\n{digest}\n\n"
+            "Name up to 3 short items for each of: goals, decisions, patterns, preferences.")
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def orient_schema() -> dict:
+    item = {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 3}
+    return {"type": "object", "properties": {name: item for name in THEMES}, "required": list(THEMES)}
+
+
+def read_orient(reply) -> dict[str, list[str]]:
+    value = _value(reply)
+    themes: dict[str, list[str]] = {name: [] for name in THEMES}
+    if isinstance(value, dict):
+        for name in THEMES:
+            items = value.get(name)
+            if isinstance(items, list):
+                themes[name] = [" ".join(str(i).split())[:120] for i in items if str(i).strip()][:3]
+    return themes
+
+
+def consolidate_messages(sections: list[str], themes: dict[str, list[str]], facts: list[BatchFact]) -> list[dict]:
+    system = ("You maintain MEMORY.md, an AI agent's long-term memory: one fact per bullet, in sections. "
+              "For each new fact choose one operation:\n"
+              "add - a new fact; pick its section.\n"
+              "update - the fact adds to or corrects a related bullet; target it and write the combined fact.\n"
+              "supersede - the fact replaces a related bullet that is no longer true; target it.\n"
+              "skip - a related bullet already says the same; target it.\n"
+              "Keep each fact short and faithful to the note. Reply with JSON only.")
+    lines = [f"Sections: {', '.join(sections)}"]
+    focus = [item for name in THEMES for item in themes.get(name, [])]
+    if focus:
+        lines.append("Themes of the new notes: " + "; ".join(focus))
+    lines.append("")
+    for fact in facts:
+        lines.append(f"Fact {fact.number}: {fact.text}")
+        for handle, text in fact.related:
+            lines.append(f"  related {handle}: {text}")
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def consolidate_schema(n_facts: int, handles: list[str], sections: list[str]) -> dict:
+    op = {"type": "object",
+          "properties": {"fact": {"type": "integer", "enum": list(range(1, n_facts + 1))},
+                         "op": {"type": "string", "enum": list(OPS)},
+                         "target": {"type": "string", "enum": [""] + handles},
+                         "section": {"type": "string", "enum": sections},
+                         "text": {"type": "string", "maxLength": MAX_TEXT}},
+          "required": ["fact", "op", "target", "section", "text"]}
+    return {"type": "object", "properties": {"ops": {"type": "array", "items": op, "maxItems": n_facts}},
+            "required": ["ops"]}
+
+
+def read_ops(reply) -> list[ModelOp]:
+    value = _value(reply)
+    items = value.get("ops") if isinstance(value, dict) else value if isinstance(value, list) else None
+    ops: list[ModelOp] = []
+    for item in items or []:
+        if not isinstance(item, dict):
+            continue
+        try:
+            number = int(item.get("fact"))
+        except (TypeError, ValueError):
+            continue
+        name = str(item.get("op") or "").strip().lower()
+        if name not in OPS:
+            continue
+        ops.append(ModelOp(fact=number, op=name, target=str(item.get("target") or "").strip(),
+                           section=str(item.get("section") or "").strip(),
+                           text=" ".join(str(item.get("text") or "").split())[:MAX_TEXT]))
+    return ops
+
+
+def _value(reply):
+    """The JSON value of a completion: `.parsed` when the engine validated it, else the text."""
+    parsed = getattr(reply, "parsed", None)
+    if parsed is not None:
+        return parsed
+    text = getattr(reply, "text", reply if isinstance(reply, str) else "")
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        match = re.search(r"\{.*\}", text or "", re.DOTALL)
+        if match:
+            try:
+                return json.loads(match.group(0))
+            except ValueError:
+                return None
+    return None

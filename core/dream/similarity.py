@@ -1,0 +1,127 @@
+"""How alike two facts are: embeddings when the embedder is available, words otherwise.
+
+Near-duplicates are bullets whose embeddings have cosine >= 0.95 (DESIGN.md §3), or
+the same text up to case, spacing and punctuation. Related bullets (shown to the
+model next to a new fact) are the few most similar ones above a floor. Word overlap
+also checks that text the model wrote is grounded in the facts it was given.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import re
+from typing import Callable, Sequence
+
+from core.dream.material import normalise
+
+Embed = Callable[[list[str]], "object"]   # texts -> array (n, d) of unit vectors
+
+_WORD = re.compile(r"[^\W\d_]+|\d+(?:[.,]\d+)?", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_STOP = frozenset("""a an the and or but if then of to in on at for from by with without is are was were be been
+being it its this that these those as not no so do does did has have had will would can could should may
+might must i we you he she they them his her their our your my me us there here what which who whom when
+where why how all any each some such than too very just also into out up down over under again about
+after before while because until more most other own same only both few s t""".split())
+
+
+@functools.lru_cache(maxsize=8192)
+def words(text: str) -> frozenset[str]:
+    """Content words of `text`; Chinese/Japanese/Korean runs become character pairs."""
+    found: set[str] = set()
+    for token in _WORD.findall(text.lower()):
+        if _CJK.search(token):
+            chars = [c for c in token if _CJK.match(c)]
+            found.update(a + b for a, b in zip(chars, chars[1:]))
+            if len(chars) == 1:
+                found.add(chars[0])
+        elif token not in _STOP and (len(token) > 1 or token.isdigit()):
+            found.add(token)
+    return frozenset(found)
+
+
+def lexical(a: str, b: str) -> float:
+    """Cosine of the two word sets (0..1)."""
+    wa, wb = words(a), words(b)
+    if not wa or not wb:
+        return 1.0 if normalise(a) == normalise(b) and normalise(a) else 0.0
+    return len(wa & wb) / math.sqrt(len(wa) * len(wb))
+
+
+def grounded(text: str, reference: str, minimum: float = 0.6) -> bool:
+    """Most content words of `text` occur in `reference` (the model did not invent the fact)."""
+    mine = words(text)
+    if not mine:
+        return False
+    return len(mine & words(reference)) / len(mine) >= minimum
+
+
+class Similarity:
+    """Scores between texts; embeddings are computed once per distinct text."""
+
+    def __init__(self, embed: Embed | None = None, near_duplicate: float = 0.95):
+        self.embed = embed
+        self.threshold = near_duplicate
+        self._vectors: dict[str, object] = {}
+
+    @property
+    def semantic(self) -> bool:
+        return self.embed is not None
+
+    # Floors differ: word overlap scores run far lower than embedding cosines for the same pair.
+    @property
+    def related_floor(self) -> float:
+        return 0.45 if self.semantic else 0.2
+
+    @property
+    def duplicate_floor(self) -> float:
+        """Enough likeness for the model's "skip: already known" to be believed."""
+        return 0.8 if self.semantic else 0.5
+
+    def prepare(self, texts: Sequence[str]) -> None:
+        if self.embed is None:
+            return
+        todo = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if todo:
+            vectors = self.embed(todo)
+            for text, vector in zip(todo, vectors):
+                self._vectors[text] = vector
+
+    def score(self, a: str, b: str) -> float:
+        if self.embed is None:
+            return lexical(a, b)
+        self.prepare([a, b])
+        va, vb = self._vectors[a], self._vectors[b]
+        return float(sum(x * y for x, y in zip(va, vb))) if not hasattr(va, "dot") else float(va.dot(vb))
+
+    def near_duplicate(self, a: str, b: str) -> tuple[bool, float]:
+        if normalise(a) == normalise(b):
+            return True, 1.0
+        if self.embed is None:
+            return False, lexical(a, b)
+        value = self.score(a, b)
+        return value >= self.threshold, value
+
+    def related(self, text: str, candidates: Sequence[tuple[str, str]], k: int = 3) -> list[tuple[str, float]]:
+        """The k (key, score) candidates most like `text`, best first, above the floor."""
+        if self.embed is not None:
+            self.prepare([text] + [c for _, c in candidates])
+        scored = [(key, self.score(text, other)) for key, other in candidates]
+        scored = [item for item in scored if item[1] >= self.related_floor]
+        return sorted(scored, key=lambda item: -item[1])[:k]
+
+
+def load_embedder() -> Embed | None:
+    """The search index's sentence embedder (all-MiniLM-L6-v2), or None when it cannot load."""
+    try:
+        from core.index.embedder import default_embedder  # type: ignore[attr-defined]
+    except Exception:   # not installed / not written yet / model files missing: words instead
+        return None
+    try:
+        embedder = default_embedder()
+    except Exception:
+        return None
+
+    def embed(texts: list[str]):
+        return embedder.embed(texts)
+    return embed
