@@ -1,0 +1,86 @@
+"""MemoryFlushManager: NO_REPLY writes nothing, a flush runs once, every outcome is recorded."""
+from __future__ import annotations
+
+import datetime as dt
+
+from core.dream.state import load_state
+from core.harness import messages as m
+from core.harness.flush import MemoryFlushManager, parse_bullets, validate_bullets
+from core.store.daily import FLUSH_HEADING
+from fakes import ScriptedLLM
+
+DAY = dt.date(2026, 11, 30)
+
+
+def span():
+    return [m.user("We decided the staging port for Orion is 5433 and Dana owns the rollout."),
+            m.assistant("Noted: staging port 5433, Dana owns the rollout.")]
+
+
+def manager(workspace, replies):
+    return MemoryFlushManager(workspace, ScriptedLLM(replies), today=lambda: DAY)
+
+
+def test_no_reply_writes_nothing_and_is_recorded(workspace):
+    flusher = manager(workspace, ["NO_REPLY"])
+    result = flusher.flush(span(), session_id="s1")
+    assert result.outcome == "no_reply"
+    assert not workspace.paths.daily_log(DAY).exists()
+    assert [r["outcome"] for r in flusher.records()] == ["no_reply"]
+    assert load_state(workspace.paths).new_material_at == ""
+
+
+def test_written_flush_appends_a_block_and_tells_the_dream(workspace):
+    flusher = manager(workspace, ["- The Orion staging port is 5433\n- Dana owns the Orion rollout"])
+    result = flusher.flush(span(), session_id="s1")
+    assert result.outcome == "written", result
+    text = workspace.paths.daily_log(DAY).read_text()
+    assert FLUSH_HEADING in text
+    assert "- The Orion staging port is 5433" in text and "- Dana owns the Orion rollout" in text
+    assert result.path == "memory/2026-11-30.md" and result.lines[0] > 0
+    assert load_state(workspace.paths).new_material_at != ""
+    record = flusher.records()[-1]
+    assert record["outcome"] == "written" and record["bullets"] == 2 and record["span_hash"] == result.span_hash
+
+
+def test_the_same_messages_flushed_twice_are_written_once(workspace):
+    flusher = manager(workspace, ["- The Orion staging port is 5433", "- The Orion staging port is 5433"])
+    messages = span()
+    assert flusher.flush(messages).outcome == "written"
+    assert flusher.flush(messages).outcome == "duplicate"
+    # copies of the same content with fresh ids (an agent re-sending its context) match by hash too
+    copies = [{k: v for k, v in x.items() if k != "id"} for x in messages]
+    assert flusher.flush(copies).outcome == "duplicate"
+    text = workspace.paths.daily_log(DAY).read_text()
+    assert text.count("staging port is 5433") == 1
+    assert [r["outcome"] for r in flusher.records()] == ["written", "duplicate", "duplicate"]
+    assert len(flusher.llm.calls) == 1  # duplicates never reach the model
+
+
+def test_bullets_already_known_or_ungrounded_are_dropped(workspace):
+    workspace.append_daily("The Orion staging port is 5433", day=DAY)
+    flusher = manager(workspace, ["Here are the facts:\n- The Orion staging port is 5433\n"
+                                  "- The moon is made of cheese and quantum bananas\n- NO_REPLY"])
+    result = flusher.flush(span())
+    assert result.outcome == "empty"
+    assert len(result.rejected) == 3
+    assert workspace.paths.daily_log(DAY).read_text().count("5433") == 1
+
+
+def test_a_failing_model_is_recorded_as_failed_and_can_be_retried(workspace):
+    class Broken(ScriptedLLM):
+        def complete(self, *a, **k):
+            from core.errors import ModelWorkerCrashed
+            raise ModelWorkerCrashed("worker died")
+
+    flusher = MemoryFlushManager(workspace, Broken([]), today=lambda: DAY)
+    assert flusher.flush(span()).outcome == "failed"
+    assert flusher.records()[-1]["error"]
+    retry = manager(workspace, ["- The Orion staging port is 5433"])
+    assert retry.flush(span()).outcome == "written"   # a failed flush does not count as done
+
+
+def test_parse_and_validate():
+    assert parse_bullets("intro\n- a fact\n* another\n1. third\nprose") == ["a fact", "another", "third"]
+    ok, bad = validate_bullets(["Orion port is 5433", "orion PORT is 5433!"], known="", evidence="orion port 5433")
+    assert ok == ["Orion port is 5433"] and len(bad) == 1
