@@ -1,0 +1,187 @@
+"""The memory tools an MCP client calls, as plain methods over a `Workspace`.
+
+No MCP here: `core/mcp_server.py` exposes these methods over stdio, and tests
+call them directly too. Every caller-given path goes through the workspace's
+confinement before anything is opened, reads are bounded (an agent's context
+is small), and every write goes through the store (append-only daily logs,
+atomic checkpoints and hand-offs, compare-and-swap on progress.md).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from typing import Any
+
+from core.errors import CoreError, NotFoundError, PathEscapeError
+from core.store.checkpoints import new_checkpoint_id, next_task
+from core.store.memory_md import strip_comments
+
+SEARCH_MODES = ("keyword", "vector", "hybrid")
+MAX_K = 50
+MAX_READ_CHARS = 20_000
+MAX_BULLET_CHARS = 2_000
+PRIVATE_PREFIX = ".reverie"       # derived and private state: never served to an agent
+RESYNC_AFTER_S = 2.0              # files may change outside this process (the app, a person)
+
+
+class ToolInputError(CoreError):
+    """A tool was called with arguments it cannot act on (the message says which and why)."""
+
+
+def _clean_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+class MemoryTools:
+    def __init__(self, workspace, *, clock=time.monotonic):
+        self.ws = workspace
+        self._clock = clock
+        self._synced_at: float | None = None
+        self._sync_lock = threading.Lock()
+
+    # ----- search ------------------------------------------------------------------------------
+    def memory_search(self, query: str, k: int = 8, mode: str | None = None) -> dict[str, Any]:
+        query = str(query or "").strip()
+        if not query:
+            raise ToolInputError("memory_search needs a non-empty query")
+        if mode is not None and mode not in SEARCH_MODES:
+            raise ToolInputError(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
+        k = max(1, min(int(k), MAX_K))
+        self._sync_if_stale()
+        result = self.ws.search(query, k=k, mode=mode)
+        hits = getattr(result, "hits", result)
+        return {"query": query, "mode": getattr(result, "mode", mode or self.ws.settings.search.default_mode),
+                "hits": [_hit_dict(hit) for hit in hits]}
+
+    def _sync_if_stale(self) -> None:
+        """Bring the index up to date with the files when it may be behind.
+
+        Our own writes reindex through the facade; this catches what another process wrote.
+        The scan is incremental (size/mtime), so doing it at most every few seconds is cheap.
+        """
+        with self._sync_lock:
+            now = self._clock()
+            if self._synced_at is None or now - self._synced_at >= RESYNC_AFTER_S:
+                self.ws.sync_index()
+                self._synced_at = self._clock()
+
+    # ----- reading -----------------------------------------------------------------------------
+    def confined(self, path: str) -> str:
+        """The workspace-relative form of a caller's path; refused outside the workspace or in .reverie/."""
+        path = str(path or "").strip()
+        if not path:
+            raise ToolInputError("give a workspace-relative path, e.g. MEMORY.md or memory/2026-11-30.md")
+        rel = self.ws.relative(self.ws.resolve(path))   # PathEscapeError before anything is opened
+        if rel == PRIVATE_PREFIX or rel.startswith(PRIVATE_PREFIX + "/"):
+            raise PathEscapeError(f"{rel} is Reverie's private state, not memory; it cannot be read through MCP")
+        return rel
+
+    def memory_get(self, path: str, start: int = 1, end: int | None = None) -> str:
+        rel = self.confined(path)
+        if not self.ws.resolve(rel).is_file():
+            raise NotFoundError(f"no file {rel!r} in the workspace")
+        lines = self.ws.read(rel).text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()   # the newline that ends the last line is not a line of its own
+        total = len(lines)
+        start = max(1, int(start))
+        end = total if end is None else min(int(end), total)
+        if start > max(total, 1) or end < start:
+            return f"{rel} has {total} line(s); lines {start}-{end} are empty"
+        out, used, last = [], 0, start - 1
+        for number in range(start, end + 1):
+            line = lines[number - 1]
+            if out and used + len(line) > MAX_READ_CHARS:
+                break
+            out.append(f"{number}: {line[:MAX_READ_CHARS]}")
+            used += len(line) + 1
+            last = number
+        more = f"\n... ({rel} continues: call memory_get with start={last + 1})" if last < end else ""
+        return f"{rel} lines {start}-{last} of {total}:\n" + "\n".join(out) + more
+
+    def memory_md(self) -> str:
+        """MEMORY.md as an agent should see it: provenance comments stripped."""
+        if not self.ws.paths.memory_md.exists():
+            return ""
+        return strip_comments(self.ws.read_memory().text)
+
+    def today_log(self, today: dt.date | None = None) -> str:
+        path = self.ws.paths.daily_log(today or dt.date.today())
+        if not path.exists():
+            return ""
+        return self.ws.read(self.ws.relative(path)).text
+
+    # ----- writing -----------------------------------------------------------------------------
+    def memory_append(self, text: str, source: str | None = None, now: dt.datetime | None = None) -> dict[str, Any]:
+        """One bullet into today's daily log, stamped with the time (and its source, when given)."""
+        fact = _clean_line(text).lstrip("-* ").strip()
+        if not fact:
+            raise ToolInputError("memory_append needs the fact to remember as text")
+        if len(fact) > MAX_BULLET_CHARS:
+            raise ToolInputError(f"one bullet holds one fact: {len(fact):,} characters is over "
+                                 f"{MAX_BULLET_CHARS:,}; split it into several appends")
+        src = _clean_line(source or "")
+        now = now or dt.datetime.now().astimezone()
+        bullet = f"- [{now:%H:%M}] {fact}" + (f" (source: {src})" if src else "")
+        changes = self.ws.append_daily(bullet, day=now.date())
+        first, last = changes.info["lines"]
+        return {"path": changes.paths[0], "line": first, "last_line": last, "text": bullet}
+
+    def checkpoint_save(self, target: str, completed_steps: list[str], pending_steps: list[str], *,
+                        session_id: str = "mcp", context_summary: str = "", last_action: str = "",
+                        artifacts: dict[str, str] | None = None, error_state: str | None = None,
+                        tasks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        now = dt.datetime.now(dt.timezone.utc)
+        data: dict[str, Any] = {
+            "timestamp": now.isoformat(), "session_id": session_id or "mcp",
+            "checkpoint_id": new_checkpoint_id(now), "target": target,
+            "completed_steps": list(completed_steps), "pending_steps": list(pending_steps),
+            "artifacts": dict(artifacts or {}), "context_summary": context_summary,
+            "last_action": last_action, "error_state": error_state,
+        }
+        if tasks:
+            data["tasks"] = list(tasks)
+        changes = self.ws.save_checkpoint(data)   # validated by the store (FormatError names each problem)
+        return {"checkpoint_id": data["checkpoint_id"], "session_id": data["session_id"], "path": changes.paths[0]}
+
+    def checkpoint_load(self, session_id: str | None = None) -> dict[str, Any]:
+        data = self.ws.latest_checkpoint(session_id or None)
+        if data is None:
+            where = f"for session {session_id!r}" if session_id else "in this workspace"
+            return {"found": False, "message": f"no checkpoint saved yet {where}"}
+        return {"found": True, "checkpoint": data, "next_task": next_task(data)}
+
+    def handoff_create(self, packet: dict[str, Any], task_id: str | None = None) -> dict[str, Any]:
+        record, changes = self.ws.create_handoff(packet, task_id or None)   # a loop is refused
+        return {"handoff": record, "path": changes.paths[0]}
+
+    def handoff_read(self, handoff_id: str = "", to_agent: str = "") -> dict[str, Any]:
+        if handoff_id:
+            return self.ws.read_handoff(handoff_id)
+        packets = [p for p in self.ws.handoffs() if not to_agent or p.get("to_agent") == to_agent]
+        if not packets:
+            raise NotFoundError("no hand-off" + (f" addressed to {to_agent!r}" if to_agent else "") +
+                                " in this workspace")
+        return packets[-1]
+
+    def progress_update(self, *, goal: str | None = None, done: str | None = None,
+                        blockers: list[str] | None = None, next_step: str | None = None) -> str:
+        from core.harness.anchor import AnchorStore
+
+        if goal is None and done is None and blockers is None and next_step is None:
+            raise ToolInputError("progress_update needs at least one of goal, done, blockers, next_step")
+        anchor = AnchorStore(self.ws).update(goal=goal, done=done, blockers=blockers, next_step=next_step)
+        return anchor.render()
+
+
+def _hit_dict(hit: Any) -> dict[str, Any]:
+    out = {"path": hit.path, "line": hit.line, "text": hit.text, "score": round(float(hit.score), 6)}
+    snippet = getattr(hit, "snippet", "")
+    if snippet:
+        out["snippet"] = snippet
+    sources = getattr(hit, "sources", None)
+    if sources:
+        # MEMORY.md bullets carry Source objects ("memory/2026-11-30.md#L12"); plain strings pass through
+        out["sources"] = [getattr(s, "ref", s) if not isinstance(s, (str, dict)) else s for s in sources]
+    return out

@@ -1,0 +1,243 @@
+"""Reverie's MCP server on stdio (`reverie mcp PATH`), with the official `mcp` SDK 2.x.
+
+Tools: memory_search, memory_get, memory_append, checkpoint_save, checkpoint_load,
+handoff_create, handoff_read, progress_update. Resources: MEMORY.md (provenance
+comments stripped) and today's daily log. The tools themselves live in
+core/mcp/tools.py; this module only wires them to the protocol.
+
+stdout carries protocol messages and nothing else. `reserve_stdout()` moves the
+real stdout to a private descriptor and points fd 1 at stderr before anything
+else runs, so a stray print, a library's progress bar or a child process can
+never corrupt the stream; logs go to stderr or to a file.
+
+Workspace calls run on one dedicated thread: the SDK runs synchronous tools on a
+thread pool, but the search index's SQLite connection and the embedding model
+belong to one thread, and one thread also keeps the calls of an agent in order.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from io import TextIOWrapper
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from core.errors import CoreError
+from core.mcp.tools import MemoryTools
+
+log = logging.getLogger("reverie.mcp")
+
+SERVER_NAME = "reverie"
+INSTRUCTIONS = (
+    "Long-term memory of this agent, kept as plain files: MEMORY.md (curated facts), memory/YYYY-MM-DD.md "
+    "(daily logs), sessions/, checkpoints/, handoffs/ and progress.md. Search before you ask the person "
+    "something they may have told you already (memory_search, then memory_get for the lines around a hit). "
+    "Write new durable facts with memory_append (one fact per call). Keep progress.md current with "
+    "progress_update, save a checkpoint before side effects, and read it back after a restart."
+)
+MEMORY_URI = "memory://MEMORY.md"
+TODAY_URI = "memory://daily/today"
+
+
+def reserve_stdout() -> TextIOWrapper:
+    """The process's real stdout as a private text stream; fd 1 now goes to stderr."""
+    sys.stdout.flush()
+    private = os.dup(1)
+    os.set_inheritable(private, False)   # child processes (the model worker) must not inherit the wire
+    os.dup2(2, 1)
+    return TextIOWrapper(os.fdopen(private, "wb", closefd=True), encoding="utf-8", newline="\n")
+
+
+def configure_logging(level: str = "WARNING", log_file: str | None = None) -> None:
+    """Logs to stderr (or a file), never stdout; set before the SDK would install its own handler."""
+    handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8") if log_file \
+        else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+
+
+class _OneThread:
+    """Runs blocking workspace calls on a single worker thread, in order."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reverie-mcp")
+
+    async def __call__(self, fn, *args, **kwargs):
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, partial(fn, *args, **kwargs))
+        except CoreError as exc:
+            # An error a person or agent can act on: its message goes back as the tool's error text.
+            raise ToolError(str(exc)) from exc
+
+    def shutdown(self, last=None) -> None:
+        """Stop the thread, after running `last` on it (the index belongs to that thread)."""
+        if last is not None:
+            self._pool.submit(last).result()
+        self._pool.shutdown(wait=True)
+
+
+def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThread | None = None):
+    """An MCPServer with Reverie's tools and resources over `workspace`."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp_types import ToolAnnotations
+
+    tools = tools or MemoryTools(workspace)
+    run = runner or _OneThread()
+    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+    reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    adds = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+    @server.tool(annotations=reads)
+    async def memory_search(
+        query: Annotated[str, Field(description="what to look for, in plain words (any language)")],
+        k: Annotated[int, Field(description="how many hits", ge=1, le=50)] = 8,
+        mode: Annotated[Literal["keyword", "vector", "hybrid"] | None,
+                        Field(description="keyword (exact words), vector (meaning) or hybrid; "
+                                          "default: the workspace setting")] = None,
+    ) -> dict[str, Any]:
+        """Search MEMORY.md, the daily logs and past sessions. Hits are path:line with the line's text;
+        read around a hit with memory_get."""
+        return await run(tools.memory_search, query, k, mode)
+
+    @server.tool(annotations=reads)
+    async def memory_get(
+        path: Annotated[str, Field(description="workspace-relative path, e.g. MEMORY.md or memory/2026-11-30.md")],
+        start: Annotated[int, Field(description="first line, 1-based", ge=1)] = 1,
+        end: Annotated[int | None, Field(description="last line, inclusive (default: to the end)", ge=1)] = None,
+    ) -> str:
+        """Read numbered lines of a file in the memory workspace (never outside it)."""
+        return await run(tools.memory_get, path, start, end)
+
+    @server.tool(annotations=adds)
+    async def memory_append(
+        text: Annotated[str, Field(description="one durable fact, one line")],
+        source: Annotated[str | None, Field(description="where the fact comes from (a file, a URL, "
+                                                        "'conversation')")] = None,
+    ) -> dict[str, Any]:
+        """Append one fact as a bullet to today's daily log (memory/YYYY-MM-DD.md). A dream later
+        consolidates the logs into MEMORY.md."""
+        return await run(tools.memory_append, text, source)
+
+    @server.tool(annotations=adds)
+    async def checkpoint_save(
+        target: Annotated[str, Field(description="what the task is meant to achieve")],
+        completed_steps: Annotated[list[str], Field(description="steps done so far")],
+        pending_steps: Annotated[list[str], Field(description="steps still to do")],
+        session_id: Annotated[str, Field(description="your session id (letters, digits, . _ -)")] = "mcp",
+        context_summary: str = "",
+        last_action: str = "",
+        artifacts: Annotated[dict[str, str] | None,
+                             Field(description="produced files: path -> sha256 hex digest")] = None,
+        error_state: str | None = None,
+        tasks: Annotated[list[dict[str, Any]] | None,
+                         Field(description="optional task graph: [{id, title, status: pending|in_progress|"
+                                           "done|failed, depends_on: [ids]}]")] = None,
+    ) -> dict[str, Any]:
+        """Save a checkpoint of the current task, so a restarted agent can resume where this one stopped.
+        Save one before every side effect."""
+        return await run(tools.checkpoint_save, target, completed_steps, pending_steps, session_id=session_id,
+                         context_summary=context_summary, last_action=last_action, artifacts=artifacts,
+                         error_state=error_state, tasks=tasks)
+
+    @server.tool(annotations=reads)
+    async def checkpoint_load(
+        session_id: Annotated[str | None, Field(description="a session id; default: the newest of any")] = None,
+    ) -> dict[str, Any]:
+        """The newest checkpoint (of a session, or of any), with the next task to resume."""
+        return await run(tools.checkpoint_load, session_id)
+
+    @server.tool(annotations=adds)
+    async def handoff_create(
+        from_agent: str, to_agent: str,
+        original_target: Annotated[str, Field(description="the task as first given")],
+        why_this_agent: str,
+        completed_work: list[str], known_constraints: list[str], failed_attempts: list[str],
+        current_state: str, success_criteria: str, termination_condition: str,
+        task_id: Annotated[str | None, Field(description="groups the hops of one task; default: the "
+                                                         "original target")] = None,
+    ) -> dict[str, Any]:
+        """Hand the task to another agent with everything it needs. Refused when the task would go back
+        to an agent that already handed it on (a loop)."""
+        packet = {"from_agent": from_agent, "to_agent": to_agent, "original_target": original_target,
+                  "why_this_agent": why_this_agent, "completed_work": completed_work,
+                  "known_constraints": known_constraints, "failed_attempts": failed_attempts,
+                  "current_state": current_state, "success_criteria": success_criteria,
+                  "termination_condition": termination_condition}
+        return await run(tools.handoff_create, packet, task_id)
+
+    @server.tool(annotations=reads)
+    async def handoff_read(
+        handoff_id: Annotated[str, Field(description="a hand-off id; empty: the newest one")] = "",
+        to_agent: Annotated[str, Field(description="with no id: the newest addressed to this agent")] = "",
+    ) -> dict[str, Any]:
+        """Read a hand-off packet."""
+        return await run(tools.handoff_read, handoff_id, to_agent)
+
+    @server.tool(annotations=adds)
+    async def progress_update(
+        goal: Annotated[str | None, Field(description="the task's original goal (set once)")] = None,
+        done: Annotated[str | None, Field(description="what was just finished")] = None,
+        blockers: Annotated[list[str] | None, Field(description="the current blockers (replaces them)")] = None,
+        next_step: Annotated[str | None, Field(description="the next step")] = None,
+    ) -> str:
+        """Update progress.md, the attention anchor of the current task (goal, progress, blockers,
+        next step). Returns the file as it is now."""
+        return await run(tools.progress_update, goal=goal, done=done, blockers=blockers, next_step=next_step)
+
+    @server.resource(MEMORY_URI, name="MEMORY.md", mime_type="text/markdown",
+                     description="Curated long-term memory (provenance comments stripped)")
+    async def memory_resource() -> str:
+        return await run(tools.memory_md)
+
+    @server.resource(TODAY_URI, name="today's daily log", mime_type="text/markdown",
+                     description="memory/YYYY-MM-DD.md for today (empty until something is logged)")
+    async def today_resource() -> str:
+        return await run(tools.today_log)
+
+    return server
+
+
+async def serve(server, stdin=None, stdout=None) -> None:
+    """Serve one client over stdio until its stdin closes."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    out = anyio.wrap_file(stdout) if stdout is not None else None
+    async with stdio_server(stdin=stdin, stdout=out) as (read_stream, write_stream):
+        lowlevel = server._lowlevel_server   # MCPServer.run_stdio_async() offers no way to pass our stream
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+def run_stdio(workspace_path: str, *, protocol_out: TextIOWrapper | None = None) -> int:
+    from core.workspace import Workspace
+
+    workspace = Workspace.open(workspace_path)
+    runner = _OneThread()
+    server = build_server(workspace, runner=runner)
+    log.info("serving %s over stdio", workspace.root)
+    try:
+        asyncio.run(serve(server, stdout=protocol_out))
+    finally:
+        runner.shutdown(last=workspace.close)
+    return 0
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("reverie")
+    except Exception:   # a frozen bundle may carry no distribution metadata
+        return "0"
+
