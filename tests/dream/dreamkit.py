@@ -1,0 +1,92 @@
+"""Helpers for the dream tests: real workspaces with daily logs, scripted model replies."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+
+from core.store.atomic import atomic_write
+
+GOLDEN = """# MEMORY
+
+Curated long-term memory. One fact per bullet.
+
+## User profile
+- Maya is a backend engineer in Lisbon <!-- id:m-a001 src:memory/2026-11-01.md#L3 pin -->
+- Maya's manager is Priya Raman <!-- id:m-a002 src:memory/2026-11-01.md#L4 -->
+
+## Preferences
+- Prefers short answers, code first <!-- id:m-b001 src:memory/2026-11-01.md#L5 pin -->
+- Drinks tea, not coffee <!-- id:m-b002 src:memory/2026-11-02.md#L3 -->
+- Prefers pytest fixtures over setUp methods <!-- id:m-b003 src:memory/2026-11-02.md#L4 -->
+
+## Decisions
+- Readings live in a Timescale hypertable partitioned by day <!-- id:m-c001 src:memory/2026-11-02.md#L5 -->
+- Authentication through Keycloak OIDC <!-- id:m-c002 src:memory/2026-11-03.md#L3 pin -->
+- Written by the person, no provenance at all
+
+## Learnings
+- Device 17 sends local time instead of UTC <!-- id:m-d001 src:memory/2026-11-03.md#L4 -->
+- Row-level security needs SET LOCAL per transaction <!-- id:m-d002 src:memory/2026-11-03.md#L5 -->
+
+## Projects
+- Orchard: soil-moisture dashboard for three farms <!-- id:m-e001 src:memory/2026-11-01.md#L6 -->
+"""
+
+GOLDEN_LOGS = {
+    "2026-11-01": ["Maya is a backend engineer in Lisbon", "Maya's manager is Priya Raman",
+                   "Prefers short answers, code first", "Orchard: soil-moisture dashboard for three farms"],
+    "2026-11-02": ["Drinks tea, not coffee", "Prefers pytest fixtures over setUp methods",
+                   "Readings live in a Timescale hypertable partitioned by day"],
+    "2026-11-03": ["Authentication through Keycloak OIDC", "Device 17 sends local time instead of UTC",
+                   "Row-level security needs SET LOCAL per transaction"],
+}
+
+
+def write_log(ws, day: str, facts: list[str], *, mtime: float | None = None, flush: bool = False) -> list[str]:
+    """memory/<day>.md with a title, a blank line and one bullet per fact; returns each fact's ref."""
+    lines = [f"# {day}", ""]
+    if flush:
+        lines.append(f"## Memory Flush — {day}T18:00:00+00:00")
+    refs = []
+    for fact in facts:
+        lines.append(f"- {fact}")
+        refs.append(f"memory/{day}.md#L{len(lines)}")
+    path = ws.paths.memory_dir / f"{day}.md"
+    atomic_write(path, "\n".join(lines) + "\n")
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return refs
+
+
+def golden_workspace(ws) -> None:
+    for day, facts in GOLDEN_LOGS.items():
+        write_log(ws, day, facts, mtime=dt.datetime.fromisoformat(day + "T20:00:00+00:00").timestamp())
+    snap = ws.read_memory()
+    ws.write_memory(GOLDEN, snap.hash, reason="golden")
+
+
+def facts_in(messages) -> list[str]:
+    """The facts a Consolidate prompt shows, in order."""
+    return re.findall(r"^Fact \d+: (.*)$", messages[-1]["content"], re.M)
+
+
+def handles_in(messages) -> dict[str, str]:
+    """related handle -> bullet text shown in a Consolidate prompt."""
+    return dict(re.findall(r"^  related (B\d+): (.*)$", messages[-1]["content"], re.M))
+
+
+def router(decide):
+    """A ScriptedLLM reply function: Orient gets fixed themes, Consolidate asks `decide(messages)`
+    for a list of op dicts."""
+    def reply(messages):
+        if "name what matters" in messages[0]["content"]:
+            return json.dumps({"goals": ["ship the export"], "decisions": [], "patterns": [], "preferences": []})
+        return json.dumps({"ops": decide(messages)})
+    return reply
+
+
+def all_add(messages):
+    return [{"fact": i, "op": "add", "target": "", "section": "Learnings", "text": ""}
+            for i, _ in enumerate(facts_in(messages), start=1)]

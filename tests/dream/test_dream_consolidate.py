@@ -1,0 +1,280 @@
+"""The four stages with a scripted model: operations are validated, guards hold what they must."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+from dreamkit import GOLDEN, all_add, facts_in, golden_workspace, handles_in, router, write_log
+from fakes import ScriptedLLM
+
+from core.cancel import CancelToken
+from core.dream.consolidator import STAGES, iter_dream, run_dream
+from core.dream.operations import pins_kept
+from core.dream.proposals import list_proposals
+from core.dream.state import load_state
+from core.store.memory_md import parse_document
+
+NOW = dt.datetime(2026, 11, 10, 3, 0, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture
+def golden(workspace):
+    golden_workspace(workspace)
+    from core.dream.state import record_dream_finished
+
+    record_dream_finished(workspace.paths, dt.datetime(2026, 11, 3, 21, tzinfo=dt.timezone.utc).timestamp(),
+                          now=dt.datetime(2026, 11, 3, 22, tzinfo=dt.timezone.utc))
+    return workspace
+
+
+def new_day(ws, facts, day="2026-11-09"):
+    return write_log(ws, day, facts, mtime=dt.datetime.fromisoformat(day + "T20:00:00+00:00").timestamp())
+
+
+def test_add_update_supersede_skip_are_validated_and_applied_to_the_proposal(golden):
+    refs = new_day(golden, ["Maya now drinks green tea, not coffee",
+                            "Device 17 firmware 2.4 fixed the timezone bug; timestamps are UTC now",
+                            "Prefers pytest fixtures over setUp methods",
+                            "CSV export per farm and date range for the agronomist"])
+
+    def decide(messages):
+        facts, handles = facts_in(messages), handles_in(messages)
+        by_text = {text: handle for handle, text in handles.items()}
+        ops = []
+        for number, fact in enumerate(facts, start=1):
+            if fact.startswith("Maya now drinks"):
+                ops.append({"fact": number, "op": "update", "target": by_text["Drinks tea, not coffee"],
+                            "section": "Preferences", "text": "Maya drinks green tea, not coffee"})
+            elif fact.startswith("Device 17"):
+                ops.append({"fact": number, "op": "supersede",
+                            "target": by_text["Device 17 sends local time instead of UTC"],
+                            "section": "Learnings", "text": "Device 17 timestamps are UTC since firmware 2.4"})
+            elif fact.startswith("CSV"):
+                ops.append({"fact": number, "op": "add", "target": "", "section": "Projects",
+                            "text": "CSV export per farm and date range"})
+        return ops
+
+    llm = ScriptedLLM(router(decide))
+    result = run_dream(golden, llm, now=NOW)
+    assert result.status == "proposed" and not result.held, result.reason
+    proposal = result.proposal
+    ops = {c.op: c for c in proposal.changes if c.kind != "drop"}
+    text = proposal.new_text
+    assert "- Maya drinks green tea, not coffee <!-- id:m-b002 src:memory/2026-11-02.md#L3 src:" + refs[0] + " -->" in text
+    assert "Device 17 sends local time" not in text
+    drop = next(c for c in proposal.changes if c.kind == "drop")
+    assert drop.bullet_id == "m-d001" and drop.reason.startswith("superseded by ") and drop.group
+    assert ops["supersede"].group == drop.group and refs[1] in ops["supersede"].sources
+    assert "CSV export per farm and date range <!-- id:" in text and ops["add"].section == "Projects"
+    # the exact duplicate never reached the model; it only adds its source to the bullet
+    assert all("Prefers pytest fixtures" not in m[-1]["content"] for m in llm.calls[1:])
+    fixtures = parse_document(text).find("m-b003")
+    assert refs[2] in [s.ref for s in fixtures.sources]
+    assert pins_kept(GOLDEN, text) == []
+    assert load_state(golden.paths).mtime_watermark >= dt.datetime(2026, 11, 9, 20, tzinfo=dt.timezone.utc).timestamp()
+    assert list_proposals(golden.paths)[0].id == proposal.id
+
+
+def test_consolidate_prompts_stay_compact(golden):
+    new_day(golden, ["Drinks rooibos in the evening"])
+    llm = ScriptedLLM(router(all_add))
+    run_dream(golden, llm, now=NOW)
+    consolidate_prompt = llm.calls[-1][-1]["content"]
+    assert "Drinks rooibos" in consolidate_prompt
+    assert "Orchard" not in consolidate_prompt, "only related bullets are shown, not the whole MEMORY.md"
+    assert "<!--" not in consolidate_prompt
+
+
+def test_ops_on_pinned_or_unshown_bullets_become_plain_adds(golden):
+    new_day(golden, ["Maya is a backend engineer in Porto now", "Keycloak realm is lumen"])
+
+    def decide(messages):
+        handles = handles_in(messages)
+        pinned = next((h for h, t in handles.items() if t.startswith("Maya is a backend")), "B1")
+        return [{"fact": 1, "op": "update", "target": pinned, "section": "User profile",
+                 "text": "Maya is a backend engineer in Porto now"},
+                {"fact": 2, "op": "supersede", "target": "B9", "section": "Decisions", "text": "Keycloak realm is lumen"}]
+
+    result = run_dream(golden, ScriptedLLM(router(decide)), now=NOW)
+    text = result.proposal.new_text
+    assert "- Maya is a backend engineer in Lisbon <!-- id:m-a001 src:memory/2026-11-01.md#L3 pin -->" in text
+    assert "Maya is a backend engineer in Porto now <!-- id:" in text
+    assert "Keycloak realm is lumen <!-- id:" in text
+    assert not [c for c in result.proposal.changes if c.kind == "drop"]
+
+
+def test_garbage_from_the_model_falls_back_to_deterministic_adds(golden):
+    new_day(golden, ["Maya prefers dark mode screenshots", "Decided to use polling every 60 s for live charts"])
+    garbage = ScriptedLLM(lambda m: '{"ops": [{"fact": "x", "op": "rewrite"}, 7], "goals": 5}')
+    result = run_dream(golden, garbage, now=NOW)
+    assert result.status == "proposed"
+    added = {c.after.split(" <!--")[0][2:]: c.section for c in result.proposal.changes if c.kind == "add"}
+    assert added == {"Maya prefers dark mode screenshots": "Preferences",
+                     "Decided to use polling every 60 s for live charts": "Decisions"}
+    assert result.stats["fallbacks"] == 2
+
+
+def test_a_failing_model_is_given_up_and_the_dream_still_finishes(golden):
+    from core.errors import ModelWorkerCrashed
+
+    new_day(golden, [f"Fact number {n} about irrigation valves" for n in range(14)])
+
+    class Crashing(ScriptedLLM):
+        def complete(self, messages, **kwargs):
+            self.calls.append(messages)
+            raise ModelWorkerCrashed("the worker died")
+
+    llm = Crashing([])
+    result = run_dream(golden, llm, now=NOW)
+    assert result.status == "proposed" and len(llm.calls) == 2, "two failures, then no more calls"
+    assert sum(1 for c in result.proposal.changes if c.kind == "add") == 14
+    assert any("failed twice" in n for n in result.notes)
+
+
+def test_ungrounded_model_text_is_replaced_by_the_fact(golden):
+    new_day(golden, ["Staging disk alerts fire at 80 percent"])
+
+    def decide(messages):
+        return [{"fact": 1, "op": "add", "target": "", "section": "Learnings", "text": "The moon is made of cheese"}]
+
+    result = run_dream(golden, ScriptedLLM(router(decide)), now=NOW)
+    assert "Staging disk alerts fire at 80 percent <!-- id:" in result.proposal.new_text
+    assert "cheese" not in result.proposal.new_text
+
+
+def test_a_bullet_the_model_invents_without_a_source_is_flagged_and_held(golden):
+    new_day(golden, ["Jonas covers on-call in December"])
+
+    def decide(messages):
+        return [{"fact": 1, "op": "add", "target": "", "section": "User profile", "text": ""},
+                {"fact": 7, "op": "add", "target": "", "section": "Preferences", "text": "Maya loves jazz"}]
+
+    result = run_dream(golden, ScriptedLLM(router(decide)), now=NOW)
+    assert result.status == "proposed" and result.held
+    invented = next(c for c in result.proposal.changes if "jazz" in c.after)
+    assert "unsourced" in invented.flags and invented.sources == ()
+    assert "unsourced" in invented.after
+    assert any("no resolvable source" in r for r in result.proposal.hold_reasons)
+
+
+def test_a_proposal_that_drops_most_bullets_is_held(golden, monkeypatch):
+    from core.dream import stages
+
+    facts = [f"Replacement fact number {n} about the sensors" for n in range(8)]
+    new_day(golden, facts)
+    monkeypatch.setattr(stages, "RELATED", 20)    # show every bullet next to every fact
+
+    def supersede_all(messages):
+        handles = handles_in(messages)
+        ops, used = [], set()
+        for number, _fact in enumerate(facts_in(messages), start=1):
+            target = next((h for h in handles if h not in used), "")
+            used.add(target)
+            ops.append({"fact": number, "op": "supersede", "target": target, "section": "Learnings", "text": ""})
+        return ops
+
+    result = run_dream(golden, ScriptedLLM(router(supersede_all)), now=NOW, similarity=_everything_related())
+    drops = [c for c in result.proposal.changes if c.kind == "drop"]
+    assert len(drops) > 0.25 * 10
+    assert result.held and any("more than 25%" in r for r in result.proposal.hold_reasons)
+    assert all(c.reason.startswith("superseded by") for c in drops)
+    assert pins_kept(GOLDEN, result.proposal.new_text) == []
+
+
+def _everything_related():
+    from core.dream.similarity import Similarity
+
+    class Everything(Similarity):
+        def related(self, text, candidates, k=3):
+            return [(key, 0.5) for key, _ in candidates][:k]
+    return Everything()
+
+
+def test_the_budget_holds_by_dropping_the_oldest_facts(golden):
+    golden.settings = golden.settings.replace("memory", memory_md_tokens=150)
+    new_day(golden, ["Jonas covers on-call for Orchard in December while Maya is away"])
+    result = run_dream(golden, ScriptedLLM(router(all_add)), now=NOW)
+    proposal = result.proposal
+    budget_drops = [c for c in proposal.changes if c.op == "budget"]
+    assert budget_drops and all("budget" in c.reason for c in budget_drops)
+    from core.store.memory_md import strip_comments
+    from core.tokens import count_tokens
+
+    assert count_tokens(strip_comments(proposal.new_text)) <= 150
+    assert "Jonas covers on-call" in proposal.new_text, "the new fact is kept, older ones go first"
+    assert pins_kept(GOLDEN, proposal.new_text) == []
+    assert "Written by the person" in proposal.new_text, "undated notes of the person go last"
+
+
+def test_existing_near_duplicates_are_merged_with_a_reason(golden):
+    snap = golden.read_memory()
+    text = snap.text.replace("## Learnings\n", "## Learnings\n- device 17 sends LOCAL time instead of UTC. "
+                             "<!-- id:m-d009 src:memory/2026-11-02.md#L5 -->\n")
+    golden.write_memory(text, snap.hash)
+    new_day(golden, ["Something unrelated about farm managers"])
+    result = run_dream(golden, ScriptedLLM(router(all_add)), now=NOW)
+    merge = [c for c in result.proposal.changes if c.op == "merge"]
+    assert {c.kind for c in merge} == {"update", "drop"} and len({c.group for c in merge}) == 1
+    dropped = next(c for c in merge if c.kind == "drop")
+    assert "near-duplicate of" in dropped.reason
+
+
+def test_nothing_new_is_a_return_value_and_resets_the_gate(golden):
+    before = load_state(golden.paths)
+    result = run_dream(golden, ScriptedLLM([]), now=NOW)
+    assert result.status == "nothing" and result.proposal is None
+    assert list_proposals(golden.paths) == []
+    assert load_state(golden.paths).last_run_time() == NOW != before.last_run_time()
+
+
+def test_dry_run_writes_nothing(golden):
+    new_day(golden, ["A fact for the dry run"])
+    state_before = golden.paths.consolidation_state.read_bytes()
+    memory_before = golden.read_memory().text
+    result = run_dream(golden, ScriptedLLM(router(all_add)), now=NOW, dry_run=True)
+    assert result.status == "dry-run" and "A fact for the dry run" in result.proposal.new_text
+    assert list_proposals(golden.paths) == []
+    assert golden.paths.consolidation_state.read_bytes() == state_before
+    assert golden.read_memory().text == memory_before
+
+
+def test_progress_names_every_stage_in_order(golden):
+    new_day(golden, ["A fact to watch the stages"])
+    events = list(iter_dream(golden, ScriptedLLM(router(all_add)), now=NOW))
+    starts = [e.stage for e in events if e.status == "start"]
+    assert tuple(starts) == STAGES
+    assert events[-1].status == "finished" and events[-1].result.status == "proposed"
+
+
+@pytest.mark.parametrize("stop_after", STAGES)
+def test_a_dream_stops_at_the_next_stage_boundary_and_writes_nothing(golden, stop_after):
+    new_day(golden, ["A fact that must not be consolidated yet"])
+    state_before = golden.paths.consolidation_state.read_bytes()
+    done = []
+
+    def should_stop():
+        return "the agent became active" if stop_after in done else ""
+
+    for event in iter_dream(golden, ScriptedLLM(router(all_add)), now=NOW, should_stop=should_stop):
+        if event.status == "done" and event.stage in STAGES:
+            done.append(event.stage)
+        result = event.result
+    assert result.status == "stopped" and "agent became active" in result.reason
+    assert done[-1] == stop_after
+    assert list_proposals(golden.paths) == []
+    assert golden.paths.consolidation_state.read_bytes() == state_before
+    assert golden.read_memory().text == GOLDEN
+
+
+def test_a_cancelled_model_call_stops_the_dream(golden):
+    new_day(golden, ["A fact"])
+    token = CancelToken()
+
+    def reply(messages):
+        token.cancel("person pressed cancel")
+        return json.dumps({"goals": [], "decisions": [], "patterns": [], "preferences": []})
+
+    result = run_dream(golden, ScriptedLLM(reply), now=NOW, cancel=token)
+    assert result.status == "stopped" and "person pressed cancel" in result.reason
+    assert list_proposals(golden.paths) == []
