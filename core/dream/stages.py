@@ -125,8 +125,12 @@ Progress = Iterator[tuple[int, int, str]]   # (done, total, message) within a st
 def orient(ctx: DreamContext) -> Progress:
     """Read what is new since the watermark and name its goals, decisions, patterns, preferences."""
     ctx.material = gather(ctx.paths, ctx.state)
+    read = len(ctx.material.facts)
+    # A log read again (a lost watermark, an edit) brings back facts MEMORY.md already cites.
+    ctx.material.facts = [f for f in ctx.material.facts if _already_consolidated(ctx, f) is None]
     yield 1, 2, (f"{len(ctx.material.files_read)} of {ctx.material.files_seen} daily logs changed, "
-                 f"{len(ctx.material.sessions)} new session summaries, {len(ctx.material.facts)} facts")
+                 f"{len(ctx.material.sessions)} new session summaries, {len(ctx.material.facts)} new facts"
+                 + (f" ({read - len(ctx.material.facts)} already in MEMORY.md)" if read > len(ctx.material.facts) else ""))
     ctx.themes = {name: [] for name in prompts.THEMES}
     if ctx.material.facts:
         reply = ctx.ask(prompts.orient_messages(ctx.memory.sections, ctx.material.digest()),
@@ -143,15 +147,13 @@ def gather_stage(ctx: DreamContext) -> Progress:
     live = ctx.memory.live()
     ctx.similarity.prepare([f.text for f in facts] + [e.text for e in live])
     for number, fact in enumerate(facts, start=1):
-        known = _already_consolidated(ctx, fact)
-        if known is None:
-            candidates = [(e.key, e.text) for e in ctx.memory.live()]
-            related = [(ctx.memory.get(key), score) for key, score in
-                       ctx.similarity.related(fact.text, candidates, k=RELATED)]
-            if related and ctx.similarity.near_duplicate(fact.text, related[0][0].text)[0]:
-                _seen_again(ctx, related[0][0], fact)
-            else:
-                ctx.prepared.append(Prepared(fact, related, ctx.resolver.all_resolve(fact.sources)))
+        candidates = [(e.key, e.text) for e in ctx.memory.live()]
+        related = [(ctx.memory.get(key), score) for key, score in
+                   ctx.similarity.related(fact.text, candidates, k=RELATED)]
+        if related and ctx.similarity.near_duplicate(fact.text, related[0][0].text)[0]:
+            _seen_again(ctx, related[0][0], fact)
+        else:
+            ctx.prepared.append(Prepared(fact, related, ctx.resolver.all_resolve(fact.sources)))
         if number % 20 == 0 or number == len(facts):
             yield number, len(facts), f"{len(ctx.prepared)} new facts to consolidate"
     if not facts:
