@@ -9,6 +9,7 @@ line range for a bullet with continuation lines) and `session:<id>`.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -127,6 +128,7 @@ def _dedupe(facts: list[Fact]) -> list[Fact]:
     return list(merged.values())
 
 
+@functools.lru_cache(maxsize=16384)
 def normalise(text: str) -> str:
     """Text compared for exact duplicates: case, spacing and punctuation do not count."""
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())

@@ -154,14 +154,17 @@ def apply_changes(text: str, changes: list[Change]) -> ApplyOutcome:
             else:
                 outcome.already.append(change.id)
     lines = [line for index, line in enumerate(lines) if index not in drop_marks]
+    ids = set(_ids_in(lines))
+    present = set(lines)
     for change in changes:
         if change.kind != "add":
             continue
-        ids = _ids_in(lines)
-        if (change.bullet_id and change.bullet_id in ids) or _find_line(lines, change.after) is not None:
+        if (change.bullet_id and change.bullet_id in ids) or change.after in present:
             outcome.already.append(change.id)
             continue
         _insert_into_section(lines, change.section or "Learnings", change.after)
+        ids.add(change.bullet_id)
+        present.add(change.after)
         outcome.applied.append(change.id)
     outcome.text = "\n".join(lines) + ("\n" if trailing or not text else "")
     return outcome

@@ -102,6 +102,27 @@ class Similarity:
         value = self.score(a, b)
         return value >= self.threshold, value
 
+    def duplicate_pairs(self, texts: Sequence[str]) -> list[tuple[int, int, float]]:
+        """(i, j, score) with i < j for every near-duplicate pair among `texts`, in order.
+        Same normalised text is found by grouping (linear); embeddings by one matrix product."""
+        pairs: dict[tuple[int, int], float] = {}
+        first_of: dict[str, int] = {}
+        for index, text in enumerate(texts):
+            key = normalise(text)
+            if key and key in first_of:
+                pairs[(first_of[key], index)] = 1.0
+            else:
+                first_of.setdefault(key, index)
+        if self.embed is not None and len(texts) > 1:
+            import numpy as np
+
+            self.prepare(list(texts))
+            matrix = np.asarray([self._vectors[t] for t in texts], dtype=np.float32)
+            scores = matrix @ matrix.T
+            for i, j in zip(*np.nonzero(np.triu(scores >= self.threshold, k=1))):
+                pairs.setdefault((int(i), int(j)), float(scores[i, j]))
+        return [(i, j, score) for (i, j), score in sorted(pairs.items())]
+
     def related(self, text: str, candidates: Sequence[tuple[str, str]], k: int = 3) -> list[tuple[str, float]]:
         """The k (key, score) candidates most like `text`, best first, above the floor."""
         if self.embed is not None:

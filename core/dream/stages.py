@@ -269,28 +269,23 @@ def _invented(ctx: DreamContext, op: prompts.ModelOp) -> None:
 
 
 def merge_near_duplicates(ctx: DreamContext) -> None:
+    """Fold bullets that say the same thing into one, keeping all their sources."""
     live = [e for e in ctx.memory.live() if "superseded" not in e.bullet.flags]
-    ctx.similarity.prepare([e.text for e in live])
-    for i, first in enumerate(live):
-        if first.dropped:
+    for first, second, score in ctx.similarity.duplicate_pairs([e.text for e in live]):
+        a, b = live[first], live[second]
+        if a.dropped or b.dropped:
             continue
-        for second in live[i + 1:]:
-            if second.dropped or first.dropped:
-                continue
-            same, score = ctx.similarity.near_duplicate(first.text, second.text)
-            if not same:
-                continue
-            keep, gone = _keeper(first, second)
-            if not gone.editable:
-                continue
-            group = f"g-merge-{keep.key}"
-            how = "same text" if score >= 0.9999 else f"cosine {score:.2f}"
-            if keep.editable:
-                ctx.memory.update(keep, add_sources=gone.refs, op="merge", group=group,
-                                  reason=f"merged near-duplicate {gone.bullet.id or gone.key} ({how})")
-            ctx.memory.drop(gone, op="merge", group=group,
-                            reason=f"near-duplicate of {keep.bullet.id or keep.key} ({how}); its sources moved there"
-                            if keep.editable else f"duplicate of pinned bullet {keep.bullet.id or keep.key} ({how})")
+        keep, gone = _keeper(a, b)
+        if not gone.editable:
+            continue
+        group = f"g-merge-{keep.key}"
+        how = "same text" if score >= 0.9999 else f"cosine {score:.2f}"
+        if keep.editable:
+            ctx.memory.update(keep, add_sources=gone.refs, op="merge", group=group,
+                              reason=f"merged near-duplicate {gone.bullet.id or gone.key} ({how})")
+        ctx.memory.drop(gone, op="merge", group=group,
+                        reason=f"near-duplicate of {keep.bullet.id or keep.key} ({how}); its sources moved there"
+                        if keep.editable else f"duplicate of pinned bullet {keep.bullet.id or keep.key} ({how})")
 
 
 def _keeper(a: Entry, b: Entry) -> tuple[Entry, Entry]:

@@ -83,6 +83,8 @@ class WorkingMemory:
                                           base_line=bullet.line,
                                           editable=not bullet.pinned and not bullet.indent and not has_children))
         self.base_count = len(self.entries)
+        self._version = 0
+        self._rendered: tuple[int, str] | None = None
 
     # ----- reading ------------------------------------------------------------------------
     def live(self) -> list[Entry]:
@@ -114,6 +116,7 @@ class WorkingMemory:
         entry = Entry(key=ident, section=title, bullet=bullet, is_new=True, modified=True, op=op,
                       reasons=[reason] if reason else [], group=group)
         self.entries.append(entry)
+        self._version += 1
         if title not in self.sections:
             self.sections.append(title)
         return entry
@@ -131,6 +134,7 @@ class WorkingMemory:
         ident = bullet.id or bullet_id_for(new_text, self.taken_ids())
         entry.bullet = replace(bullet, text=new_text, id=ident, sources=tuple(Source(r) for r in refs), flags=flags)
         entry.modified = True
+        self._version += 1
         entry.op = op if entry.op in ("", "sources") or entry.is_new else entry.op
         if reason:
             entry.reasons.append(reason)
@@ -143,6 +147,7 @@ class WorkingMemory:
         if not reason:
             raise ValueError("a dream never drops a bullet without a reason")
         entry.dropped = True
+        self._version += 1
         entry.op = op
         entry.reasons.append(reason)
         if group:
@@ -174,7 +179,9 @@ class WorkingMemory:
         return out
 
     def render(self) -> str:
-        return apply_changes(self.base_text, self.changes()).text
+        if self._rendered is None or self._rendered[0] != self._version:
+            self._rendered = (self._version, apply_changes(self.base_text, self.changes()).text)
+        return self._rendered[1]
 
     def tokens(self) -> int:
         """MEMORY.md's size as the model sees it (provenance comments stripped)."""

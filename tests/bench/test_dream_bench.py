@@ -1,0 +1,28 @@
+"""`reverie bench dream` at a small size, so it never rots."""
+from __future__ import annotations
+
+import re
+
+from core.cli import main
+
+SUMMARY = re.compile(r"^dream days(\d+)_s=([\d.]+) days(\d+)_s=([\d.]+) ratio=([\d.]+|inf) retained=([\d.]+)$")
+
+
+def run_bench(capsys, *extra: str) -> tuple[list[str], re.Match]:
+    assert main(["bench", "dream", "--small-days", "3", "--large-days", "12", "--facts-per-day", "3",
+                 "--retention-dreams", "2", "--repeat", "1", *extra]) == 0
+    lines = capsys.readouterr().out.strip().split("\n")
+    match = SUMMARY.match(lines[-1])
+    assert match, lines[-1]
+    return lines, match
+
+
+def test_dream_bench_without_a_model(capsys):
+    lines, match = run_bench(capsys, "--no-model")
+    assert (match.group(1), match.group(3)) == ("3", "12")
+    assert float(match.group(6)) == 1.0, "deterministic dreams keep every planted fact"
+    runs = [line for line in lines if line.startswith("days=")]
+    assert len(runs) == 2
+    for line in runs:
+        assert "files_read=1 " in line, "only the new day's log is read, whatever the workspace's age"
+    assert "files_seen=4 " in runs[0] and "files_seen=13 " in runs[1]
