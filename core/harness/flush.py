@@ -24,9 +24,10 @@ from core.cancel import CancelToken
 from core.config import Settings
 from core.dream.state import note_new_material
 from core.errors import ContextOverflowError, CoreError
+from core.harness.grounding import content_words, is_grounded, is_repetitive
 from core.harness.messages import Message, ensure_ids, is_summary
 from core.harness.modelcall import ask, context_length, counter_for
-from core.harness.transcript import render_transcript
+from core.harness.transcript import chunk_messages, render_transcript
 from core.store.atomic import locked
 from core.store.daily import flush_block
 from core.store.memory_md import strip_comments
@@ -43,10 +44,8 @@ FLUSH_SYSTEM = (
 )
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(?P<text>.+?)\s*$")
 _WORD = re.compile(r"[\w][\w.'-]*", re.UNICODE)
-_STOP = frozenset("the a an and or of to in on for with is are was were be been it this that these those "
-                  "user assistant tool has have had will would should can could not no yes as at by from "
-                  "fact facts new memory".split())
 MAX_BULLET_CHARS = 400
+CLIP_CHARS = 600      # each message's share of a flush prompt, head + tail
 
 
 @dataclass
@@ -59,6 +58,7 @@ class FlushResult:
     lines: tuple[int, int] = (0, 0)
     error: str = ""
     messages: int = 0
+    reply: str = ""                   # the model's raw reply, for a person checking why nothing was written
 
     @property
     def wrote(self) -> bool:
@@ -77,10 +77,6 @@ def normalise(text: str) -> str:
     return " ".join(_WORD.findall(strip_comments(text).lower()))
 
 
-def _content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOP}
-
-
 def parse_bullets(text: str) -> list[str]:
     """The bullet lines of a model reply (prose around them is ignored)."""
     out = []
@@ -94,14 +90,12 @@ def parse_bullets(text: str) -> list[str]:
 def validate_bullets(candidates: list[str], *, known: str, evidence: str) -> tuple[list[str], list[str]]:
     """(accepted, rejected): new, grounded, single facts; nothing already known, no repeats."""
     known_lines = {normalise(line) for line in known.splitlines() if line.strip()}
-    evidence_words = _content_words(evidence)
+    evidence_words = content_words(evidence)
     accepted, rejected, seen = [], [], set()
     for bullet in candidates:
         key = normalise(bullet)
-        words = _content_words(bullet)
-        grounded = words and len(words & evidence_words) * 2 >= len(words)
         if (not key or NO_REPLY in bullet or len(bullet) > MAX_BULLET_CHARS or key in seen
-                or key in known_lines or not grounded):
+                or key in known_lines or not is_grounded(bullet, evidence_words) or is_repetitive(bullet)):
             rejected.append(bullet)
             continue
         seen.add(key)
@@ -174,25 +168,48 @@ class MemoryFlushManager:
         if budget < 64:
             return FlushResult("failed", span_hash=digest, error="the model's window is too small for a flush prompt",
                                messages=len(todo))
-        transcript, _dropped = render_transcript(todo, budget, self.count)
-        user = (f"MEMORY.md (read-only; do not repeat):\n{memory_ref.strip() or '(empty)'}\n\n"
-                f"Today's log (do not repeat):\n{daily_ref.strip() or '(empty)'}\n\n"
-                f"Conversation:\n{transcript}\n\n"
-                f"New facts as '- ' bullets, or exactly {NO_REPLY}:")
-        reply = ask(self.llm, [{"role": "system", "content": FLUSH_SYSTEM}, {"role": "user", "content": user}],
-                    max_tokens=out_tokens, cancel=self.cancel)
-        if not reply.ok:
-            return FlushResult("failed", span_hash=digest, error=reply.error, messages=len(todo))
-        if reply.text.strip() == NO_REPLY:
-            return FlushResult("no_reply", span_hash=digest, messages=len(todo))
-        accepted, rejected = validate_bullets(parse_bullets(reply.text), known=memory + "\n" + daily,
-                                              evidence=transcript)
-        if not accepted:
-            return FlushResult("empty", rejected=rejected, span_hash=digest, messages=len(todo),
-                               error="" if rejected else "the reply had no bullets")
-        return self._write(accepted, rejected, digest, len(todo))
+        # Walk the span in chunks that fit, so no message goes unseen (a small model also
+        # does better on a short span than on a long one).
+        accepted: list[str] = []
+        rejected: list[str] = []
+        replies: list[str] = []
+        errors: list[str] = []
+        no_reply = 0
+        chunks = chunk_messages(todo, budget, self.count, limit=CLIP_CHARS)
+        for chunk in chunks:
+            transcript, _dropped = render_transcript(chunk, budget, self.count, start_limit=CLIP_CHARS)
+            # The request goes last: a small model attends to the end of its prompt.
+            user = (f"MEMORY.md (already known; read-only, do not repeat):\n{memory_ref.strip() or '(empty)'}\n\n"
+                    f"Today's log (already known; do not repeat):\n{daily_ref.strip() or '(empty)'}\n\n"
+                    f"Conversation:\n{transcript}\n\n"
+                    f"List the new facts from the conversation worth remembering, one per line starting with '- '. "
+                    f"If there is nothing new, reply with exactly {NO_REPLY}.")
+            reply = ask(self.llm, [{"role": "system", "content": FLUSH_SYSTEM}, {"role": "user", "content": user}],
+                        max_tokens=out_tokens, cancel=self.cancel)
+            if not reply.ok:
+                errors.append(reply.error)
+                continue
+            replies.append(reply.text)
+            if reply.text.strip() == NO_REPLY:
+                no_reply += 1
+                continue
+            known = "\n".join([memory, daily, *accepted])
+            good, bad = validate_bullets(parse_bullets(reply.text), known=known, evidence=transcript)
+            accepted.extend(good)
+            rejected.extend(bad)
+        raw = "\n---\n".join(replies)
+        error = "; ".join(dict.fromkeys(errors))
+        if accepted:
+            return self._write(accepted, rejected, digest, len(todo), error=error)
+        if errors and len(errors) == len(chunks):
+            return FlushResult("failed", span_hash=digest, error=error, messages=len(todo))
+        if no_reply == len(chunks):
+            return FlushResult("no_reply", span_hash=digest, messages=len(todo), reply=raw)
+        return FlushResult("empty", rejected=rejected, span_hash=digest, messages=len(todo), reply=raw,
+                           error=error or ("" if rejected else "the reply had no bullets"))
 
-    def _write(self, bullets: list[str], rejected: list[str], digest: str, count: int) -> FlushResult:
+    def _write(self, bullets: list[str], rejected: list[str], digest: str, count: int, *,
+               error: str = "") -> FlushResult:
         with locked(self.ws.paths.locks_dir / "flush.lock"):
             # Another flush of the same span may have finished while the model was thinking.
             if digest in self._already()[0]:
@@ -201,7 +218,7 @@ class MemoryFlushManager:
             changes = self.ws.append_daily(block, day=self.today(), bullets=False)
         path = changes.paths[0] if changes.paths else ""
         lines = tuple(changes.info.get("lines", (0, 0)))
-        error = self._reindex(path)
+        error = "; ".join(e for e in (error, self._reindex(path)) if e)
         note_new_material(self.ws.paths, early_min_minutes=self.settings.dream.early_dream_min_minutes)
         return FlushResult("written", bullets=bullets, rejected=rejected, span_hash=digest, path=path,
                            lines=lines, messages=count, error=error)

@@ -14,6 +14,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from core.harness.grounding import content_words, is_grounded, is_repetitive
 from core.harness.messages import Message, is_summary, parse_arguments, tool_names
 from core.harness.transcript import clip
 
@@ -83,11 +84,12 @@ def _clean_text(value: Any, limit: int = MAX_CHARS) -> str:
     return text[:limit].strip()
 
 
-def _clean_list(value: Any, reject: set[str]) -> list[str]:
+def _clean_list(value: Any, reject: set[str], evidence_words: set[str]) -> list[str]:
     out: list[str] = []
     for item in value if isinstance(value, list) else []:
         text = _clean_text(item)
-        if text and text.lower() not in reject and text.lower() not in {o.lower() for o in out}:
+        if text and text.lower() not in reject and text.lower() not in {o.lower() for o in out} \
+                and is_grounded(text, evidence_words) and not is_repetitive(text):
             out.append(text)
     return out[:MAX_ITEMS]
 
@@ -98,9 +100,11 @@ def validate_proposal(data: Any, evidence: str) -> SummaryData:
         return SummaryData()
     # A small model often echoes the field names or the instructions back as content.
     reject = {"", "none", "n/a", "null", "string", "...", *SUMMARY_SCHEMA["properties"]}
-    result = SummaryData(intent=_clean_text(data.get("intent")), model_used=True)
+    words = content_words(evidence)
+    intent = _clean_text(data.get("intent"))
+    result = SummaryData(intent=intent if is_grounded(intent, words) else "", model_used=True)
     for name in LIST_FIELDS:
-        setattr(result, name, _clean_list(data.get(name), reject))
+        setattr(result, name, _clean_list(data.get(name), reject, words))
     for item in data.get("artifacts") if isinstance(data.get("artifacts"), list) else []:
         if isinstance(item, dict):
             path = _clean_text(item.get("path"), 160)
@@ -109,7 +113,7 @@ def validate_proposal(data: Any, evidence: str) -> SummaryData:
     for item in data.get("failed_attempts") if isinstance(data.get("failed_attempts"), list) else []:
         if isinstance(item, dict):
             attempt, reason = _clean_text(item.get("attempt"), 160), _clean_text(item.get("reason"), 160)
-            if attempt and reason and attempt.lower() not in reject:
+            if attempt and reason and attempt.lower() not in reject and is_grounded(attempt + " " + reason, words):
                 result.failed_attempts.append({"attempt": attempt, "reason": reason})
     return result
 

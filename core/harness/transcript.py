@@ -21,8 +21,9 @@ def clip(text: str, limit: int) -> str:
         return text
     if limit < 40:
         return text[:limit]
-    half = (limit - 20) // 2
-    return f"{text[:half]} …[{len(text) - 2 * half} chars cut]… {text[-half:]}"
+    half = (limit - 3) // 2
+    # A bare ellipsis: a wordy marker ("[200 chars cut]") gets copied into summaries by small models.
+    return f"{text[:half]} … {text[-half:]}"
 
 
 def render_line(msg: Message, names: dict[str, str], limit: int) -> str:
@@ -63,3 +64,26 @@ def render_transcript(messages: list[Message], budget_tokens: int, count: Counte
         dropped = len(lines) - len(kept)
         text = "\n".join(reversed(kept))
     return text, dropped
+
+
+def chunk_messages(messages: list[Message], budget_tokens: int, count: Counter,
+                   limit: int = 600) -> list[list[Message]]:
+    """Consecutive groups of messages whose transcript fits `budget_tokens` each (clipped at `limit`).
+
+    Every message lands in some chunk, so a pipeline that walks the chunks sees the whole span;
+    a message too big for a chunk on its own gets a chunk of its own (and is clipped harder).
+    """
+    names = tool_names(messages)
+    chunks: list[list[Message]] = []
+    current: list[Message] = []
+    used = 0
+    for msg in messages:
+        cost = count(render_line(msg, names, limit)) + 1
+        if current and used + cost > budget_tokens:
+            chunks.append(current)
+            current, used = [], 0
+        current.append(msg)
+        used += cost
+    if current:
+        chunks.append(current)
+    return chunks

@@ -14,7 +14,7 @@ from core.tokens import count_tokens
 from fakes import ScriptedLLM
 
 GOOD = json.dumps({"intent": "check logs", "achieved": ["read the Orion logs"], "pending": ["Basalt logs"],
-                   "decisions": ["use grep"], "artifacts": [{"path": "logs/orion-0.log", "note": "read"},
+                   "decisions": ["check Orion service logs first"], "artifacts": [{"path": "logs/orion-0.log", "note": "read"},
                                                             {"path": "/etc/made-up.txt", "note": "invented"}],
                    "failed_attempts": [], "next_steps": ["read Basalt"]})
 
@@ -66,7 +66,7 @@ def test_compaction_keeps_tail_offloads_prefix_and_validates_summary(workspace):
     assert [r["id"] for r in logged] == [x["id"] for x in messages[:result.cut]]
     text = result.messages[0]["content"]
     assert "Session intent: Please check the service logs for Orion" in text   # the first request, not the model's
-    assert "read the Orion logs" in text and "use grep" in text
+    assert "read the Orion logs" in text and "check Orion service logs first" in text
     assert "logs/orion-0.log" in text
     assert "/etc/made-up.txt" not in text                # an artifact the conversation never named is dropped
     assert "sessions/s1.log.jsonl" in text

@@ -7,6 +7,7 @@ from core.dream.state import load_state
 from core.harness import messages as m
 from core.harness.flush import MemoryFlushManager, parse_bullets, validate_bullets
 from core.store.daily import FLUSH_HEADING
+from core.tokens import count_tokens
 from fakes import ScriptedLLM
 
 DAY = dt.date(2026, 11, 30)
@@ -84,3 +85,18 @@ def test_parse_and_validate():
     assert parse_bullets("intro\n- a fact\n* another\n1. third\nprose") == ["a fact", "another", "third"]
     ok, bad = validate_bullets(["Orion port is 5433", "orion PORT is 5433!"], known="", evidence="orion port 5433")
     assert ok == ["Orion port is 5433"] and len(bad) == 1
+
+
+def test_a_long_span_is_flushed_in_chunks_and_every_message_is_seen(workspace):
+    from core.config import Settings
+
+    settings = Settings().replace("compaction", input_tokens=200)
+    messages = [m.user(f"Note {i}: the widget-{i} weighs {100 + i} grams and ships from depot {i}.")
+                for i in range(40)]
+    llm = ScriptedLLM(lambda msgs: "NO_REPLY")
+    flusher = MemoryFlushManager(workspace, llm, settings=settings, today=lambda: DAY)
+    assert flusher.flush(messages).outcome == "no_reply"
+    assert len(llm.calls) > 3
+    shown = "\n".join(call[-1]["content"] for call in llm.calls)
+    assert all(f"widget-{i} weighs" in shown for i in range(40))
+    assert all(count_tokens(call[-1]["content"].split("Conversation:\n", 1)[1]) < 400 for call in llm.calls)
