@@ -24,7 +24,7 @@ _EXPORTS = {
     "why": "provenance", "format_provenance": "provenance", "Provenance": "provenance",
     "dream_due": "gates", "next_dream_at": "gates", "plan_maintenance": "gates", "maintenance_due": "gates",
     "maintain": "maintenance", "MaintenanceReport": "maintenance",
-    "IdleMonitor": "idle", "record_agent_turn": "idle",
+    "IdleMonitor": "idle", "record_agent_turn": "idle", "SourceResolver": "sources",
     "load_state": "state", "note_new_material": "state", "record_session_ended": "state",
     "record_dream_finished": "state",
 }

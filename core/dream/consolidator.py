@@ -13,7 +13,10 @@ guard held is applied at once through the same compare-and-swap path as a review
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -22,7 +25,7 @@ from core.cancel import CancelToken
 from core.dream import stages
 from core.dream.apply import ApplyResult, apply_proposal
 from core.dream.proposals import HELD, PENDING, Proposal, guard_reasons, new_proposal_id, save_proposal
-from core.dream.similarity import Similarity, load_embedder
+from core.dream.similarity import Similarity, load_similarity
 from core.dream.sources import SourceResolver
 from core.dream.state import load_state, record_dream_finished
 from core.dream.working import WorkingMemory
@@ -30,12 +33,12 @@ from core.errors import ProposalError
 from core.store.sessions import append_jsonl
 
 STAGES = ("orient", "gather", "consolidate", "prune")
-NOTHING, PROPOSED, APPLIED, STOPPED, DRY_RUN = "nothing", "proposed", "applied", "stopped", "dry-run"
+NOTHING, PROPOSED, APPLIED, STOPPED, DRY_RUN, BUSY = "nothing", "proposed", "applied", "stopped", "dry-run", "busy"
 
 
 @dataclass
 class DreamResult:
-    status: str                             # nothing | proposed | applied | stopped | dry-run
+    status: str                             # nothing | proposed | applied | stopped | dry-run | busy
     reason: str = ""
     proposal: Proposal | None = None
     applied: ApplyResult | None = None
@@ -58,18 +61,41 @@ class DreamEvent:
     result: DreamResult | None = None
 
 
-def _embedder_for(ws):
-    return load_embedder()
+@contextlib.contextmanager
+def _only_dream(ws):
+    """One dream per workspace at a time (the app's scheduler and `reverie dream` may race)."""
+    ws.paths.locks_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(ws.paths.locks_dir / "dream.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)     # closing releases the lock
 
 
-def iter_dream(ws, llm=None, *, now: dt.datetime | None = None, cancel: CancelToken | None = None,
-               should_stop: Callable[[], str] | None = None, dry_run: bool = False, apply: bool | None = None,
-               similarity: Similarity | None = None) -> Iterator[DreamEvent]:
+def iter_dream(ws, llm=None, **options) -> Iterator[DreamEvent]:
+    """Progress events of one dream; the last one (status "finished") carries the DreamResult.
+    Options: now, cancel, should_stop, dry_run, apply, similarity."""
+    with _only_dream(ws) as mine:
+        if not mine:
+            result = DreamResult(BUSY, reason="another dream is running in this workspace")
+            yield DreamEvent("done", "finished", message=result.reason, result=result)
+            return
+        yield from _dream(ws, llm, **options)
+
+
+def _dream(ws, llm=None, *, now: dt.datetime | None = None, cancel: CancelToken | None = None,
+           should_stop: Callable[[], str] | None = None, dry_run: bool = False, apply: bool | None = None,
+           similarity: Similarity | None = None) -> Iterator[DreamEvent]:
     moment = now or dt.datetime.now(dt.timezone.utc)
     started = time.perf_counter()
     state = load_state(ws.paths)
     snapshot = ws.read_memory()
-    sim = similarity or Similarity(_embedder_for(ws), ws.settings.memory.near_duplicate_cosine)
+    sim = similarity or load_similarity(ws.paths, ws.settings)
     ctx = stages.DreamContext(paths=ws.paths, settings=ws.settings, llm=llm, now=moment,
                               cancel=cancel or CancelToken(), should_stop=should_stop, state=state,
                               snapshot=snapshot, memory=WorkingMemory(snapshot.text), similarity=sim,
@@ -112,6 +138,7 @@ def _finish(ws, ctx: stages.DreamContext, moment: dt.datetime, dry_run: bool, ap
     if not changes:
         reason = "nothing new to consolidate" if not material.facts else "the new facts are already in MEMORY.md"
         if not dry_run:
+            ctx.similarity.save_cache()
             _finished(ws, ctx, moment)
             _log(ws, moment, NOTHING, "", summary)
         return DreamResult(NOTHING if not dry_run else DRY_RUN, reason=reason, stats=summary["stats"],
@@ -127,6 +154,7 @@ def _finish(ws, ctx: stages.DreamContext, moment: dt.datetime, dry_run: bool, ap
     if dry_run:
         return DreamResult(DRY_RUN, reason=_describe(proposal), proposal=proposal, stats=summary["stats"],
                            notes=ctx.notes)
+    ctx.similarity.save_cache()
     save_proposal(ws.paths, proposal)       # the proposal first: a kill before the state write re-dreams
     _finished(ws, ctx, moment)
     _log(ws, moment, PROPOSED, proposal.id, summary)

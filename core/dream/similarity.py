@@ -8,6 +8,7 @@ also checks that text the model wrote is grounded in the facts it was given.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import re
 from typing import Callable, Sequence
@@ -56,13 +57,68 @@ def grounded(text: str, reference: str, minimum: float = 0.6) -> bool:
     return len(mine & words(reference)) / len(mine) >= minimum
 
 
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def numbers(text: str) -> frozenset[str]:
+    """The numbers a fact states: two facts that differ in one are never duplicates
+    (embeddings barely see "3.4 V" vs "3.2 V")."""
+    return frozenset(n.replace(",", ".") for n in _NUMBER.findall(text))
+
+
+class VectorCache:
+    """Embeddings of bullet and fact texts, kept in `.reverie/dream-vectors.npz` so a dream embeds
+    only texts it has not seen (cost follows the new material, not the size of MEMORY.md)."""
+
+    def __init__(self, path, model_id: str):
+        self.path = path
+        self.model_id = model_id
+        self.vectors: dict[str, object] = {}
+        self.dirty = False
+
+    @staticmethod
+    def key(text: str) -> str:
+        return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+    def load(self) -> "VectorCache":
+        import numpy as np
+
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                if str(data["model"]) == self.model_id:
+                    self.vectors = dict(zip((str(k) for k in data["keys"]), data["vectors"]))
+        except (FileNotFoundError, OSError, KeyError, ValueError):
+            self.vectors = {}     # missing or damaged: it is only a cache
+        return self
+
+    def save(self, keep: set[str]) -> None:
+        """Write the vectors of `keep` (the texts of this dream), dropping the rest."""
+        import io
+
+        import numpy as np
+
+        from core.store.atomic import atomic_write
+
+        kept = {k: v for k, v in self.vectors.items() if k in keep}
+        if not self.dirty and len(kept) == len(self.vectors):
+            return
+        buffer = io.BytesIO()
+        dim = len(next(iter(kept.values()))) if kept else 0
+        np.savez(buffer, model=np.asarray(self.model_id), keys=np.asarray(list(kept), dtype=str),
+                 vectors=np.asarray(list(kept.values()), dtype=np.float32).reshape(len(kept), dim))
+        atomic_write(self.path, buffer.getvalue())
+        self.vectors, self.dirty = kept, False
+
+
 class Similarity:
     """Scores between texts; embeddings are computed once per distinct text."""
 
-    def __init__(self, embed: Embed | None = None, near_duplicate: float = 0.95):
+    def __init__(self, embed: Embed | None = None, near_duplicate: float = 0.95, cache: VectorCache | None = None):
         self.embed = embed
         self.threshold = near_duplicate
+        self.cache = cache
         self._vectors: dict[str, object] = {}
+        self.embedded = 0          # texts this instance had to embed (not found in the cache)
 
     @property
     def semantic(self) -> bool:
@@ -71,7 +127,7 @@ class Similarity:
     # Floors differ: word overlap scores run far lower than embedding cosines for the same pair.
     @property
     def related_floor(self) -> float:
-        return 0.45 if self.semantic else 0.2
+        return 0.35 if self.semantic else 0.2
 
     @property
     def duplicate_floor(self) -> float:
@@ -81,18 +137,33 @@ class Similarity:
     def prepare(self, texts: Sequence[str]) -> None:
         if self.embed is None:
             return
-        todo = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        todo = []
+        for text in dict.fromkeys(texts):
+            if text in self._vectors:
+                continue
+            cached = self.cache.vectors.get(VectorCache.key(text)) if self.cache is not None else None
+            if cached is not None:
+                self._vectors[text] = cached
+            else:
+                todo.append(text)
         if todo:
             vectors = self.embed(todo)
+            self.embedded += len(todo)
             for text, vector in zip(todo, vectors):
                 self._vectors[text] = vector
+                if self.cache is not None:
+                    self.cache.vectors[VectorCache.key(text)] = vector
+                    self.cache.dirty = True
+
+    def save_cache(self) -> None:
+        if self.cache is not None:
+            self.cache.save({VectorCache.key(t) for t in self._vectors})
 
     def score(self, a: str, b: str) -> float:
         if self.embed is None:
             return lexical(a, b)
         self.prepare([a, b])
-        va, vb = self._vectors[a], self._vectors[b]
-        return float(sum(x * y for x, y in zip(va, vb))) if not hasattr(va, "dot") else float(va.dot(vb))
+        return float(self._vectors[a].dot(self._vectors[b]))
 
     def near_duplicate(self, a: str, b: str) -> tuple[bool, float]:
         if normalise(a) == normalise(b):
@@ -100,9 +171,9 @@ class Similarity:
         if self.embed is None:
             return False, lexical(a, b)
         value = self.score(a, b)
-        return value >= self.threshold, value
+        return value >= self.threshold and numbers(a) == numbers(b), value
 
-    def duplicate_pairs(self, texts: Sequence[str]) -> list[tuple[int, int, float]]:
+    def duplicate_pairs(self, texts: Sequence[str], *, semantic: bool = True) -> list[tuple[int, int, float]]:
         """(i, j, score) with i < j for every near-duplicate pair among `texts`, in order.
         Same normalised text is found by grouping (linear); embeddings by one matrix product."""
         pairs: dict[tuple[int, int], float] = {}
@@ -113,14 +184,16 @@ class Similarity:
                 pairs[(first_of[key], index)] = 1.0
             else:
                 first_of.setdefault(key, index)
-        if self.embed is not None and len(texts) > 1:
+        if semantic and self.embed is not None and len(texts) > 1:
             import numpy as np
 
             self.prepare(list(texts))
             matrix = np.asarray([self._vectors[t] for t in texts], dtype=np.float32)
             scores = matrix @ matrix.T
             for i, j in zip(*np.nonzero(np.triu(scores >= self.threshold, k=1))):
-                pairs.setdefault((int(i), int(j)), float(scores[i, j]))
+                i, j = int(i), int(j)
+                if numbers(texts[i]) == numbers(texts[j]):
+                    pairs.setdefault((i, j), float(scores[i, j]))
         return [(i, j, score) for (i, j), score in sorted(pairs.items())]
 
     def related(self, text: str, candidates: Sequence[tuple[str, str]], k: int = 3) -> list[tuple[str, float]]:
@@ -132,17 +205,16 @@ class Similarity:
         return sorted(scored, key=lambda item: -item[1])[:k]
 
 
-def load_embedder() -> Embed | None:
-    """The search index's sentence embedder (all-MiniLM-L6-v2), or None when it cannot load."""
+def load_similarity(paths, settings) -> Similarity:
+    """Embedding similarity with the index's embedder (all-MiniLM-L6-v2) and the dream's vector
+    cache; word similarity when the embedder cannot load (exact-text duplicates still merge)."""
+    threshold = settings.memory.near_duplicate_cosine
     try:
-        from core.index.embedder import default_embedder  # type: ignore[attr-defined]
-    except Exception:   # not installed / not written yet / model files missing: words instead
-        return None
-    try:
-        embedder = default_embedder()
-    except Exception:
-        return None
+        from core.index.embedder import default_embedder
 
-    def embed(texts: list[str]):
-        return embedder.embed(texts)
-    return embed
+        embedder = default_embedder(settings.search.embedding_model)
+        model_id = embedder.model_id
+    except Exception:   # not installed, model files missing, torch broken: words instead
+        return Similarity(None, threshold)
+    cache = VectorCache(paths.private_dir / "dream-vectors.npz", model_id).load()
+    return Similarity(embedder.embed_batch, threshold, cache)

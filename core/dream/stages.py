@@ -144,8 +144,8 @@ def orient(ctx: DreamContext) -> Progress:
 def gather_stage(ctx: DreamContext) -> Progress:
     """Check each fact's sources, drop what MEMORY.md already holds, find related bullets."""
     facts = ctx.material.facts
-    live = ctx.memory.live()
-    ctx.similarity.prepare([f.text for f in facts] + [e.text for e in live])
+    if facts:
+        ctx.similarity.prepare([f.text for f in facts] + [e.text for e in ctx.memory.live()])
     for number, fact in enumerate(facts, start=1):
         candidates = [(e.key, e.text) for e in ctx.memory.live()]
         related = [(ctx.memory.get(key), score) for key, score in
@@ -271,7 +271,10 @@ def _invented(ctx: DreamContext, op: prompts.ModelOp) -> None:
 def merge_near_duplicates(ctx: DreamContext) -> None:
     """Fold bullets that say the same thing into one, keeping all their sources."""
     live = [e for e in ctx.memory.live() if "superseded" not in e.bullet.flags]
-    for first, second, score in ctx.similarity.duplicate_pairs([e.text for e in live]):
+    # Same-text duplicates are found by grouping, always; the embedding pass runs when there is
+    # new material (older pairs were compared by earlier dreams), so an idle dream embeds nothing.
+    pairs = ctx.similarity.duplicate_pairs([e.text for e in live], semantic=bool(ctx.material.facts))
+    for first, second, score in pairs:
         a, b = live[first], live[second]
         if a.dropped or b.dropped:
             continue

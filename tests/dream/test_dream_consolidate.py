@@ -278,3 +278,14 @@ def test_a_cancelled_model_call_stops_the_dream(golden):
     result = run_dream(golden, ScriptedLLM(reply), now=NOW, cancel=token)
     assert result.status == "stopped" and "person pressed cancel" in result.reason
     assert list_proposals(golden.paths) == []
+
+
+def test_only_one_dream_runs_at_a_time(golden):
+    new_day(golden, ["A fact two dreams race for"])
+    first = iter_dream(golden, ScriptedLLM(router(all_add)), now=NOW)
+    assert next(first).stage == "orient"           # the first dream holds the workspace
+    busy = run_dream(golden, ScriptedLLM([]), now=NOW)
+    assert busy.status == "busy" and "another dream" in busy.reason
+    events = list(first)
+    assert events[-1].result.status == "proposed"
+    assert run_dream(golden, ScriptedLLM([]), now=NOW).status == "nothing"
