@@ -149,7 +149,7 @@ class HarnessAgent:
         self.history.append(msgs.user(user_text))
         turn = TurnResult(answer="", steps=0)
         tools_and_answer = self.tools.names + [ANSWER]
-        last_action, invalid = None, 0
+        last_action, invalid, repeated = None, 0, False
         while True:
             if self.cancel is not None:
                 self.cancel.raise_if_cancelled()
@@ -161,24 +161,31 @@ class HarnessAgent:
                 forced = f"step limit ({self.max_steps}) reached"
             elif invalid >= 2:
                 forced = "the model gave no valid action twice"
+            elif repeated:
+                forced = "the model repeated a tool call"
             action = self._propose([ANSWER] if forced else tools_and_answer, turn)
             if action["error"]:
                 invalid += 1
                 if forced:
                     return self._finish(turn, self._fallback_answer(), forced + "; " + action["error"])
-                self.history.append(msgs.user(f"[harness] {action['error']}. Reply with the JSON object."))
+                self._note(f"[harness] {action['error']}. Reply with the JSON object.")
                 continue
             if action["tool"] == ANSWER:
                 return self._finish(turn, action["input"].strip() or self._fallback_answer(), forced)
             key = (action["tool"], action["input"].strip().lower())
             if key == last_action:
                 # A weak model repeats itself; the result is already above, so the next step must answer.
-                self.history.append(msgs.user("[harness] That call was already made; its result is above. "
-                                              "Answer now."))
-                invalid = 2
+                self._note("[harness] That call was already made; its result is above. Answer now.")
+                repeated = True
                 continue
             last_action = key
             self._run_tool(action["tool"], action["input"], turn)
+
+    def _note(self, text: str) -> None:
+        """A message from the harness to the model (not the person's words: summaries leave it out)."""
+        note = msgs.user(text)
+        note["kind"] = "harness"
+        self.history.append(note)
 
     def _fallback_answer(self) -> str:
         for msg in reversed(self.history):

@@ -88,8 +88,9 @@ def _clean_list(value: Any, reject: set[str], evidence_words: set[str]) -> list[
     out: list[str] = []
     for item in value if isinstance(value, list) else []:
         text = _clean_text(item)
+        # A one- or two-word item ("notes.txt") says nothing a reader can act on.
         if text and text.lower() not in reject and text.lower() not in {o.lower() for o in out} \
-                and is_grounded(text, evidence_words) and not is_repetitive(text):
+                and len(text.split()) >= 3 and is_grounded(text, evidence_words) and not is_repetitive(text):
             out.append(text)
     return out[:MAX_ITEMS]
 
@@ -109,7 +110,8 @@ def validate_proposal(data: Any, evidence: str) -> SummaryData:
         if isinstance(item, dict):
             path = _clean_text(item.get("path"), 160)
             if path and path in evidence and _LOOKS_LIKE_PATH.match(path):
-                result.artifacts.append({"path": path, "note": _clean_text(item.get("note"), 120)})
+                note = _clean_text(item.get("note"), 120)
+                result.artifacts.append({"path": path, "note": note if is_grounded(note, words) else ""})
     for item in data.get("failed_attempts") if isinstance(data.get("failed_attempts"), list) else []:
         if isinstance(item, dict):
             attempt, reason = _clean_text(item.get("attempt"), 160), _clean_text(item.get("reason"), 160)
@@ -123,7 +125,8 @@ def deterministic_facts(messages: list[Message]) -> SummaryData:
     """Intent, artifacts and failed attempts read straight off the messages."""
     data = SummaryData()
     originals = [m for m in messages if not is_summary(m)]
-    users = [m for m in originals if m.get("role") == "user" and (m.get("content") or "").strip()]
+    users = [m for m in originals if m.get("role") == "user" and m.get("kind") != "harness"
+             and (m.get("content") or "").strip()]
     if users:
         data.intent = _clean_text(users[0]["content"])
         data.next_steps = [_clean_text(users[-1]["content"])] if len(users) > 1 else []

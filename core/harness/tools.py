@@ -89,7 +89,10 @@ class ToolBox:
         query = str(args.get("query") or "").strip()
         if not query:
             return "error: memory_search needs a query"
-        result = self.ws.search(query, k=_int(args.get("k"), self.search_k))
+        try:
+            result = self.ws.search(query, k=_int(args.get("k"), self.search_k))
+        except ImportError as exc:  # an install without the search engine
+            raise CoreError(f"search is not available: {exc}") from exc
         hits = getattr(result, "hits", result)
         if not hits:
             return f"no results for {query!r}"

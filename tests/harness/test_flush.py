@@ -42,6 +42,9 @@ def test_written_flush_appends_a_block_and_tells_the_dream(workspace):
     assert load_state(workspace.paths).new_material_at != ""
     record = flusher.records()[-1]
     assert record["outcome"] == "written" and record["bullets"] == 2 and record["span_hash"] == result.span_hash
+    # the log was reindexed: memory_search finds the new bullet at once
+    hits = workspace.search("Orion staging port", k=5, mode="fts").hits
+    assert any(h.path == "memory/2026-11-30.md" and "5433" in h.text for h in hits)
 
 
 def test_the_same_messages_flushed_twice_are_written_once(workspace):
