@@ -1,0 +1,285 @@
+"""The open workspace as the app sees it: the Workspace facade plus the app's background machinery.
+
+One controller per open workspace. It owns the task runner (every slow job), the
+watcher (outside changes), the scheduler (idle dreams and the maintenance tick),
+the idle monitor, the recovery store and the model client, and it fans every
+`Changes` value out to the views through one signal. Views never talk to the
+watcher or the scheduler; they ask the controller and listen to it.
+
+Everything here runs on the main thread except the task functions, which only
+touch core (never a widget) and hand their results back through the runner.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import threading
+import time
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from core.errors import CoreError
+from core.types import Changes, kind_of
+from core.workspace import Workspace
+from desktop.llm_access import SharedModel
+from desktop.recovery import RecoveryStore
+from desktop.tasks import TaskHandle, TaskRunner
+
+INDEXED_KINDS = ("memory", "daily", "session", "progress")
+
+
+class WorkspaceController(QObject):
+    changed = Signal(object)          # Changes, from any mutation the app made
+    filesChanged = Signal(list)       # workspace-relative paths an outside writer changed (debounced)
+    indexState = Signal(str)
+    modelState = Signal(str)
+    dreamStarted = Signal(str)        # why (asked for / the gate that opened / maintenance)
+    dreamEvent = Signal(object)       # core.dream.DreamEvent or a MaintenanceReport-less stage event
+    dreamFinished = Signal(object)    # DreamResult, MaintenanceReport, or the exception
+    scheduleStatus = Signal(object)   # desktop.scheduler.ScheduleStatus
+    errorOccurred = Signal(str)
+
+    def __init__(self, ws: Workspace, *, runner: TaskRunner | None = None, watch: bool = True,
+                 schedule: bool = True, clock: Callable[[], float] = time.time, tick_ms: int = 30_000,
+                 llm_factory: Callable[[Any], Any] | None = None, debounce_ms: int = 250, parent=None):
+        super().__init__(parent)
+        from core.dream.idle import IdleMonitor
+
+        self.ws = ws
+        self.clock = clock
+        self.runner = runner or TaskRunner(parent=self)
+        self.recovery = RecoveryStore(ws.paths)
+        self.monitor = IdleMonitor(ws.paths, ws.settings.dream.idle_minutes, clock=clock)
+        self.model = SharedModel(ws, llm_factory, on_state=self.modelState.emit)
+        self.busy = threading.Event()
+        self.dream_task: TaskHandle | None = None
+        self.index_task: TaskHandle | None = None
+        self.index_summary = "index: not opened"
+        self._closed = False
+        self.watcher = None
+        if watch:
+            from desktop.watcher import WorkspaceWatcher
+
+            self.watcher = WorkspaceWatcher(ws.root, debounce_ms=debounce_ms, parent=self)
+            self.watcher.filesChanged.connect(self._outside_change)
+        self.scheduler = None
+        if schedule:
+            from desktop.scheduler import Scheduler
+
+            self.scheduler = Scheduler(ws.paths, lambda: self.ws.settings, self.monitor, clock=clock,
+                                       interval_ms=tick_ms, busy=self.busy, parent=self)
+            self.scheduler.dreamDue.connect(lambda why: self.start_dream(reason=why, scheduled=True))
+            self.scheduler.maintenanceDue.connect(lambda why: self.start_maintenance())
+            self.scheduler.status.connect(self.scheduleStatus)
+        self._index_poll = QTimer(self)
+        self._index_poll.setInterval(3000)
+        self._index_poll.timeout.connect(self.refresh_index_state)
+
+    # ----- life cycle ----------------------------------------------------------------------------
+    def start(self, *, index: bool = True) -> None:
+        if self.watcher is not None:
+            self.watcher.start()
+        if self.scheduler is not None:
+            self.scheduler.start()
+        if index:
+            self.sync_index()
+
+    def shutdown(self, timeout_s: float = 15.0) -> bool:
+        """Stop everything in order: no new jobs, cancel running ones, wait, close the workspace."""
+        if self._closed:
+            return True
+        self._closed = True
+        self._index_poll.stop()
+        if self.scheduler is not None:
+            self.scheduler.stop()
+        if self.watcher is not None:
+            self.watcher.stop()
+        stopped = self.runner.shutdown(timeout_s)
+        self.model.close()
+        try:
+            self.ws.close()
+        except CoreError as exc:
+            print(f"reverie: closing the workspace: {exc}", file=sys.stderr)
+        return stopped
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def now(self) -> dt.datetime:
+        return dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc)
+
+    # ----- jobs ----------------------------------------------------------------------------------
+    def submit(self, fn, **callbacks) -> TaskHandle | None:
+        """Run `fn(ctx)` on the pool; None once the workspace is closing."""
+        if self._closed:
+            return None
+        return self.runner.submit(fn, **callbacks)
+
+    def publish(self, changes: Changes) -> None:
+        if changes is not None and not changes.empty:
+            self.changed.emit(changes)
+
+    def _outside_change(self, paths: list[str]) -> None:
+        indexed = [p for p in paths if kind_of(p) in INDEXED_KINDS]
+        if indexed and self.ws.index_is_open:
+            def reindex(ctx, ws=self.ws, todo=tuple(indexed)):
+                for rel in todo:
+                    ctx.check()
+                    if ws.resolve(rel).exists():
+                        ws.notice_external_change(rel)
+                return len(todo)
+            self.submit(reindex, name="reindex", on_finished=lambda _n: self.refresh_index_state(),
+                        on_failed=lambda exc: self.errorOccurred.emit(f"reindex: {exc}"))
+        self.filesChanged.emit(paths)
+
+    # ----- the search index ------------------------------------------------------------------------
+    def sync_index(self) -> TaskHandle | None:
+        if self.index_task is not None and not self.index_task.done:
+            return self.index_task
+
+        def job(ctx):
+            def progress(*args, **kwargs):
+                ctx.progress(args[0] if len(args) == 1 else (args or kwargs))
+            return self.ws.sync_index(progress)
+
+        self.indexState.emit("index: updating…")
+        self.index_task = self.submit(job, name="index", on_finished=self._index_done,
+                                      on_failed=self._index_failed)
+        return self.index_task
+
+    def _index_done(self, _result) -> None:
+        self.refresh_index_state()
+        self.publish(Changes(kinds=("index",)))
+
+    def _index_failed(self, exc) -> None:
+        from core.cancel import Cancelled
+
+        if isinstance(exc, Cancelled):
+            return
+        self.index_summary = f"index: unavailable ({exc})"
+        self.indexState.emit(self.index_summary)
+
+    def refresh_index_state(self) -> None:
+        if not self.ws.index_is_open or self._closed:
+            return
+
+        def job(_ctx):
+            return self.ws.index.status()
+        self.submit(job, name="index-status", on_finished=self._index_status, on_failed=lambda exc: None)
+
+    def _index_status(self, status) -> None:
+        self.index_summary = describe_index(status)
+        self.indexState.emit(self.index_summary)
+        pending = _field(status, "pending_embeddings", 0)
+        if pending and not self._index_poll.isActive():
+            self._index_poll.start()
+        elif not pending:
+            self._index_poll.stop()
+
+    # ----- dreams ----------------------------------------------------------------------------------
+    @property
+    def dreaming(self) -> bool:
+        return self.dream_task is not None and not self.dream_task.done
+
+    def start_dream(self, *, reason: str = "asked for", scheduled: bool = False) -> TaskHandle | None:
+        if self.dreaming or self._closed:
+            return None
+        self.busy.set()
+        monitor, ws, model = self.monitor, self.ws, self.model
+
+        def job(ctx):
+            from core.dream.consolidator import run_dream
+
+            llm = model.client_or_none()
+            # A scheduled dream gives way to the agent: any activity stops it at a stage boundary.
+            stop = monitor.stop_check(monitor.clock()) if scheduled else None
+            result = run_dream(ws, llm, progress=ctx.progress, cancel=ctx.token, should_stop=stop,
+                               now=dt.datetime.fromtimestamp(monitor.clock(), dt.timezone.utc))
+            monitor.ignore_own_write("MEMORY.md")
+            return result
+
+        self.dream_task = self.submit(job, name="dream", on_progress=self.dreamEvent.emit,
+                                      on_finished=self._dream_done, on_failed=self._dream_failed)
+        self.dreamStarted.emit(reason)
+        return self.dream_task
+
+    def start_maintenance(self) -> TaskHandle | None:
+        if self.dreaming or self._closed:
+            return None
+        self.busy.set()
+        monitor, ws, model = self.monitor, self.ws, self.model
+
+        def job(ctx):
+            from core.dream.maintenance import maintain
+
+            return maintain(ws, now=dt.datetime.fromtimestamp(monitor.clock(), dt.timezone.utc),
+                            llm_factory=model.client_or_none, monitor=monitor, cancel=ctx.token,
+                            progress=ctx.progress)
+
+        self.dream_task = self.submit(job, name="maintenance", on_progress=self.dreamEvent.emit,
+                                      on_finished=self._dream_done, on_failed=self._dream_failed)
+        self.dreamStarted.emit("maintenance tick")
+        return self.dream_task
+
+    def cancel_dream(self) -> None:
+        if self.dreaming:
+            self.dream_task.cancel("cancelled by the person")
+
+    def _job_over(self) -> None:
+        self.busy.clear()
+        if self.scheduler is not None:
+            self.scheduler.job_finished()
+
+    def _dream_done(self, result) -> None:
+        self._job_over()
+        paths, kinds = [".reverie/proposals/"], ["proposal"]
+        for rel in getattr(result, "archived", []) or []:
+            paths.append(rel)
+            kinds.append("daily")
+        applied = getattr(result, "applied", None)
+        if applied is not None and getattr(applied, "changes", None) is not None:
+            self.publish(applied.changes)
+        self.publish(Changes(paths=tuple(paths), kinds=tuple(dict.fromkeys(kinds))))
+        self.dreamFinished.emit(result)
+
+    def _dream_failed(self, exc) -> None:
+        from core.cancel import Cancelled
+
+        self._job_over()
+        if self.scheduler is not None and not isinstance(exc, Cancelled):
+            self.scheduler.back_off(600)
+        self.dreamFinished.emit(exc)
+
+    # ----- agent activity ----------------------------------------------------------------------------
+    def note_agent_turn(self) -> None:
+        """The in-app agent took a turn: it is not idle (and other Reverie processes hear it)."""
+        when = self.clock()
+        self.monitor.note_agent_turn(when)
+        paths = self.ws.paths
+
+        def job(_ctx):
+            from core.dream.idle import record_agent_turn
+
+            record_agent_turn(paths, when)
+        self.submit(job, name="agent-turn", on_failed=lambda exc: None)
+
+
+def _field(value, name: str, default=None):
+    if isinstance(value, dict):
+        return value.get(name, default)
+    return getattr(value, name, default)
+
+
+def describe_index(status) -> str:
+    """One short line for the status bar from whatever `SearchIndex.status()` returns."""
+    if status is None:
+        return "index: ready"
+    lines = _field(status, "lines", None) or _field(status, "rows", None)
+    pending = _field(status, "pending_embeddings", 0) or 0
+    parts = ["index:"]
+    parts.append(f"{lines:,} lines" if isinstance(lines, int) else "ready")
+    if pending:
+        parts.append(f"· embedding {pending:,} pending")
+    return " ".join(parts)

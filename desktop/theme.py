@@ -1,0 +1,106 @@
+"""Follow the system light/dark theme, and the few colours the views draw themselves.
+
+Qt 6.5+ reports the system colour scheme (`QStyleHints.colorScheme`) and signals
+when it changes. The native styles of macOS and Windows follow it on their own;
+elsewhere the app uses Fusion with a palette for the scheme. `REVERIE_THEME=dark`
+or `light` overrides the system (screenshots, and systems that report no scheme).
+Views ask `colors()` for their highlight colours, so they stay readable on both.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+
+@dataclass(frozen=True)
+class Colors:
+    dark: bool
+    heading: str
+    bullet: str
+    comment: str
+    pin: str
+    code: str
+    flush_band: str
+    added: str
+    removed: str
+    changed: str
+    user: str
+    assistant: str
+    tool: str
+    system: str
+    match: str
+    warning_bg: str
+    info_bg: str
+
+
+LIGHT = Colors(False, heading="#1f4e9c", bullet="#6b4f00", comment="#8a8a8a", pin="#b3261e", code="#7a3e9d",
+               flush_band="#eef4ff", added="#dcf5dc", removed="#fbe0e0", changed="#fff4cc", user="#1f4e9c",
+               assistant="#2e7d32", tool="#8a5a00", system="#6d6d6d", match="#ffe58a", warning_bg="#fff1c2",
+               info_bg="#e3efff")
+DARK = Colors(True, heading="#8ab4f8", bullet="#e0c068", comment="#8c8c8c", pin="#ff8a80", code="#d7a8f0",
+              flush_band="#1e2a3d", added="#1f3d24", removed="#4a2326", changed="#4a4020", user="#8ab4f8",
+              assistant="#81c995", tool="#f6c26b", system="#a0a0a0", match="#6b5a14", warning_bg="#4a3d12",
+              info_bg="#1c3350")
+
+
+def wanted_scheme() -> str:
+    forced = os.environ.get("REVERIE_THEME", "").strip().lower()
+    if forced in ("dark", "light"):
+        return forced
+    app = QGuiApplication.instance()
+    if app is not None and app.styleHints().colorScheme() == Qt.ColorScheme.Dark:
+        return "dark"
+    return "light"
+
+
+def is_dark() -> bool:
+    app = QApplication.instance()
+    if app is None:
+        return False
+    return app.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def colors() -> Colors:
+    return DARK if is_dark() else LIGHT
+
+
+def dark_palette() -> QPalette:
+    p = QPalette()
+    base, window, text = QColor("#1e1f22"), QColor("#2b2d30"), QColor("#dfe1e5")
+    for role, color in ((QPalette.ColorRole.Window, window), (QPalette.ColorRole.WindowText, text),
+                        (QPalette.ColorRole.Base, base), (QPalette.ColorRole.AlternateBase, QColor("#26282b")),
+                        (QPalette.ColorRole.ToolTipBase, QColor("#3c3f41")), (QPalette.ColorRole.ToolTipText, text),
+                        (QPalette.ColorRole.Text, text), (QPalette.ColorRole.Button, window),
+                        (QPalette.ColorRole.ButtonText, text), (QPalette.ColorRole.BrightText, QColor("#ff6b6b")),
+                        (QPalette.ColorRole.Link, QColor("#8ab4f8")), (QPalette.ColorRole.Highlight, QColor("#2f65ca")),
+                        (QPalette.ColorRole.HighlightedText, QColor("#ffffff")),
+                        (QPalette.ColorRole.PlaceholderText, QColor("#8c8c8c"))):
+        p.setColor(role, color)
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#6f737a"))
+    return p
+
+
+def apply_theme(app: QApplication) -> str:
+    """Style the app for the current scheme; returns "dark" or "light"."""
+    scheme = wanted_scheme()
+    native = sys.platform in ("darwin", "win32") and not os.environ.get("REVERIE_THEME")
+    if native:
+        return scheme            # the platform style follows the system by itself
+    app.setStyle("Fusion")
+    app.setPalette(dark_palette() if scheme == "dark" else app.style().standardPalette())
+    return scheme
+
+
+def follow_system(app: QApplication, on_change=None) -> None:
+    """Re-apply the theme when the system switches between light and dark."""
+    def changed(_scheme) -> None:
+        apply_theme(app)
+        if on_change is not None:
+            on_change()
+    app.styleHints().colorSchemeChanged.connect(changed)

@@ -1,0 +1,76 @@
+"""Qt test set-up for the desktop app: offscreen, isolated QSettings, and no thread left behind.
+
+Every test here fails if it leaves a thread running: a task still executing on a
+runner, a QThread the app started (the scheduler), or a Python thread (the
+watcher's observer) that appeared during the test and is still alive at its end.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytestmark = pytest.mark.gui
+
+
+def _new_live_threads(before: set[int]) -> list[threading.Thread]:
+    return [t for t in threading.enumerate()
+            if t.ident not in before and t.is_alive() and not isinstance(t, threading._DummyThread)]
+
+
+@pytest.fixture(autouse=True)
+def no_threads_left(qapp):
+    """Runs first and finishes last: after every other fixture has torn down, nothing may still run."""
+    from desktop.tasks import busy_runners, running_threads
+
+    before = {t.ident for t in threading.enumerate()}
+    yield
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        qapp.processEvents()
+        if not busy_runners() and not running_threads() and not _new_live_threads(before):
+            break
+        time.sleep(0.02)
+    problems = [f"task {h.name!r} still running" for r in busy_runners() for h in r.active()]
+    problems += [f"QThread {t.objectName() or t!r} still running" for t in running_threads()]
+    problems += [f"Python thread {t.name!r} still alive" for t in _new_live_threads(before)]
+    assert not problems, "the test left threads running: " + "; ".join(problems)
+
+
+@pytest.fixture(autouse=True)
+def isolated_qsettings(tmp_path, qapp):
+    from PySide6.QtCore import QCoreApplication, QSettings
+
+    QCoreApplication.setOrganizationName("ReverieTests")
+    QCoreApplication.setApplicationName("reverie-tests")
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp_path / "qsettings"))
+    yield
+
+
+@pytest.fixture
+def make_controller(qapp):
+    """Controllers for a workspace; each is shut down (and must stop cleanly) at the end of the test."""
+    from desktop.controller import WorkspaceController
+
+    made = []
+
+    def make(ws, **options):
+        options.setdefault("watch", False)
+        options.setdefault("schedule", False)
+        controller = WorkspaceController(ws, **options)
+        made.append(controller)
+        return controller
+
+    yield make
+    for controller in made:
+        assert controller.shutdown(timeout_s=20), "a background job did not stop within 20 s"
+
+
+def wait_idle(qtbot, controller, timeout: int = 10_000) -> None:
+    """Until every task of the controller has run and its result was delivered."""
+    qtbot.waitUntil(lambda: not controller.runner.pending(), timeout=timeout)

@@ -1,0 +1,101 @@
+"""The background-task helper: results on the main thread, progress, failures, cancel, shutdown."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from PySide6.QtCore import QThread
+
+from core.cancel import Cancelled
+from core.errors import CoreError
+from desktop.tasks import TaskRunner
+
+
+@pytest.fixture
+def runner(qapp):
+    made = TaskRunner()
+    yield made
+    assert made.shutdown(10)
+
+
+def test_the_function_runs_off_the_main_thread_and_callbacks_on_it(qtbot, qapp, runner):
+    seen = {}
+
+    def job(ctx):
+        seen["worker"] = threading.get_ident()
+        ctx.progress(1)
+        ctx.progress(2)
+        return 42
+
+    progress = []
+
+    def on_progress(value):
+        progress.append((value, QThread.currentThread() is qapp.thread()))
+
+    def on_finished(value):
+        seen["result"] = value
+        seen["finished_on_main"] = QThread.currentThread() is qapp.thread()
+    runner.submit(job, on_progress=on_progress, on_finished=on_finished)
+    qtbot.waitUntil(lambda: "result" in seen)
+    assert seen["worker"] != threading.get_ident()
+    assert seen["result"] == 42 and seen["finished_on_main"]
+    assert progress == [(1, True), (2, True)]
+    assert not runner.pending()
+
+
+def test_a_failure_is_delivered_with_the_exception(qtbot, runner):
+    errors = []
+
+    def job(ctx):
+        raise CoreError("the disk is full")
+    runner.submit(job, on_failed=errors.append)
+    qtbot.waitUntil(lambda: bool(errors))
+    assert isinstance(errors[0], CoreError) and "disk is full" in str(errors[0])
+
+
+def test_cancel_stops_a_task_at_its_next_progress_call(qtbot, runner):
+    started, errors, steps = threading.Event(), [], []
+
+    def job(ctx):
+        started.set()
+        for step in range(10_000):
+            steps.append(step)
+            ctx.progress(step)
+            time.sleep(0.001)
+        return "ran to the end"
+    handle = runner.submit(job, on_failed=errors.append, on_finished=errors.append)
+    assert started.wait(5)
+    handle.cancel("stop")
+    qtbot.waitUntil(lambda: bool(errors))
+    assert isinstance(errors[0], Cancelled)
+    assert len(steps) < 10_000
+
+
+def test_a_quick_task_is_not_stuck_behind_long_ones(qtbot, runner):
+    release = threading.Event()
+    for _ in range(3):
+        runner.submit(lambda ctx: release.wait(10))
+    got = []
+    runner.submit(lambda ctx: "quick", on_finished=got.append)
+    qtbot.waitUntil(lambda: bool(got), timeout=3000)
+    release.set()
+    assert got == ["quick"]
+
+
+def test_shutdown_cancels_waits_and_drops_late_results(qtbot, qapp):
+    runner = TaskRunner()
+    started, delivered = threading.Event(), []
+
+    def job(ctx):
+        started.set()
+        while True:
+            ctx.progress()
+            time.sleep(0.005)
+    runner.submit(job, on_finished=delivered.append, on_failed=delivered.append)
+    assert started.wait(5)
+    assert runner.shutdown(5)
+    qapp.processEvents()
+    assert delivered == [] and not runner.active()
+    with pytest.raises(RuntimeError):
+        runner.submit(lambda ctx: None)
