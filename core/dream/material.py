@@ -109,7 +109,7 @@ def summary_facts(session_id: str, summary: str) -> list[Fact]:
     for line in summary.splitlines():
         for sentence in _SENTENCE.split(line):
             text = clean_fact_text(sentence)
-            if len(text) >= 12:
+            if len(text) >= 12 and len(text.split()) >= 4:   # "Finished; tests pass." is not a fact
                 facts.append(Fact(text=text, sources=(f"session:{session_id}",), origin="session"))
     return facts
 

@@ -78,6 +78,7 @@ class DreamContext:
     stats: DreamStats = field(default_factory=DreamStats)
     notes: list[str] = field(default_factory=list)
     hold_reasons: list[str] = field(default_factory=list)
+    skipped: list[dict] = field(default_factory=list)   # new facts deliberately not promoted, with why
     _model_off: bool = False
 
     def checkpoint(self) -> None:
@@ -229,6 +230,11 @@ def decide(ctx: DreamContext, item: Prepared, op: prompts.ModelOp | None, allowe
         score = ctx.similarity.score(fact.text, target.text) if target is not None else 0.0
         if target is not None and score >= ctx.similarity.duplicate_floor:
             _seen_again(ctx, target, fact)
+            return
+        if target is None and fact.origin == "session":
+            # A session summary is not curated like a flush; the model may leave a line of it out.
+            ctx.skipped.append({"fact": fact.text, "sources": list(fact.sources),
+                                "reason": "the model judged this session-summary line not worth keeping"})
             return
         ctx.stats.fallbacks += 1
         ctx.memory.add(section, fact.text, fact.sources, op="add", flags=flags,

@@ -289,3 +289,22 @@ def test_only_one_dream_runs_at_a_time(golden):
     events = list(first)
     assert events[-1].result.status == "proposed"
     assert run_dream(golden, ScriptedLLM([]), now=NOW).status == "nothing"
+
+
+def test_a_session_summary_line_may_be_left_out_but_is_recorded(golden):
+    golden.session_cache.add("s-9", "Migrated the export job to the new queue worker. Talked about the weather today.")
+
+    def decide(messages):
+        ops = []
+        for number, fact in enumerate(facts_in(messages), start=1):
+            op = "skip" if "weather" in fact else "add"
+            ops.append({"fact": number, "op": op, "target": "", "section": "Projects", "text": ""})
+        return ops
+
+    result = run_dream(golden, ScriptedLLM(router(decide)), now=dt.datetime.now(dt.timezone.utc))
+    text = result.proposal.new_text
+    assert "Migrated the export job to the new queue worker. <!-- id:" in text and "src:session:s-9" in text
+    assert "weather" not in text
+    skipped = result.proposal.summary["skipped"]
+    assert skipped == [{"fact": "Talked about the weather today.", "sources": ["session:s-9"],
+                        "reason": "the model judged this session-summary line not worth keeping"}]
