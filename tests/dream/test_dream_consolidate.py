@@ -308,3 +308,21 @@ def test_a_session_summary_line_may_be_left_out_but_is_recorded(golden):
     skipped = result.proposal.summary["skipped"]
     assert skipped == [{"fact": "Talked about the weather today.", "sources": ["session:s-9"],
                         "reason": "the model judged this session-summary line not worth keeping"}]
+
+
+def test_a_fact_whose_source_no_longer_resolves_is_flagged_unsourced_and_held(golden):
+    new_day(golden, ["Keycloak realm is lumen", "Staging disk alerts fire at 80 percent"])
+
+    def reply(messages):
+        if "name what matters" in messages[0]["content"]:
+            # While the dream runs, the person rewrites the day's log and removes a line.
+            write_log(golden, "2026-11-09", ["Keycloak realm is lumen"])
+            return json.dumps({"goals": [], "decisions": [], "patterns": [], "preferences": []})
+        return json.dumps({"ops": all_add(messages)})
+
+    result = run_dream(golden, ScriptedLLM(reply), now=NOW)
+    changes = {c.after.split(" <!--")[0][2:]: c for c in result.proposal.changes if c.kind == "add"}
+    assert "unsourced" not in changes["Keycloak realm is lumen"].flags
+    flagged = changes["Staging disk alerts fire at 80 percent"]
+    assert "unsourced" in flagged.flags and "unsourced -->" in flagged.after
+    assert result.held and any("no resolvable source" in r for r in result.proposal.hold_reasons)
