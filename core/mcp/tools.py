@@ -18,6 +18,7 @@ from core.store.checkpoints import new_checkpoint_id, next_task
 from core.store.memory_md import strip_comments
 
 SEARCH_MODES = ("keyword", "vector", "hybrid")
+MODE_NAMES = {"fts": "keyword"}   # the index calls keyword search "fts"; agents see the names they pass
 MAX_K = 50
 MAX_READ_CHARS = 20_000
 MAX_BULLET_CHARS = 2_000
@@ -50,9 +51,13 @@ class MemoryTools:
         k = max(1, min(int(k), MAX_K))
         self._sync_if_stale()
         result = self.ws.search(query, k=k, mode=mode)
-        hits = getattr(result, "hits", result)
-        return {"query": query, "mode": getattr(result, "mode", mode or self.ws.settings.search.default_mode),
-                "hits": [_hit_dict(hit) for hit in hits]}
+        used = getattr(result, "mode", None) or mode or self.ws.settings.search.default_mode
+        out: dict[str, Any] = {"query": query, "mode": MODE_NAMES.get(used, used),
+                               "hits": [_hit_dict(hit) for hit in getattr(result, "hits", result)]}
+        pending = getattr(result, "pending_embeddings", 0)
+        if pending:
+            out["pending_embeddings"] = pending    # lines not embedded yet: vector results may miss them
+        return out
 
     def _sync_if_stale(self) -> None:
         """Bring the index up to date with the files when it may be behind.

@@ -49,7 +49,8 @@ def test_every_tool_and_resource_over_stdio(tmp_path):
             log_text = (ws / added["path"]).read_text(encoding="utf-8")
             assert log_text.splitlines()[added["line"] - 1].endswith("Maya's cat is called Pixel (source: conversation)")
             again = data_of(await client.call_tool("memory_search", {"query": "Pixel", "mode": "keyword"}))
-            assert [(h["path"], h["line"]) for h in again["hits"]] == [(added["path"], added["line"])]
+            assert (again["hits"][0]["path"], again["hits"][0]["line"]) == (added["path"], added["line"])
+            assert again["mode"] == "keyword"
 
             saved = data_of(await client.call_tool("checkpoint_save", {
                 "target": "Ship the MCP server", "completed_steps": ["tools"], "pending_steps": ["docs"],
