@@ -3,7 +3,8 @@
 The model sees compact inputs (the new facts, the few existing bullets related to
 each, section names) and answers with small JSON: themes for Orient, one operation
 per fact for Consolidate. Schemas are small on purpose: constrained decoding costs
-a lot on large vocabularies. Replies are read defensively; anything malformed is
+a lot on large vocabularies. No string length bounds: a grammar for "at most 240
+characters" nests 240 optional rules; lengths are capped when the reply is read. Replies are read defensively; anything malformed is
 dropped here and the deterministic fallback decides instead.
 """
 from __future__ import annotations
@@ -42,7 +43,7 @@ def orient_messages(sections: list[str], digest: str) -> list[dict]:
 
 
 def orient_schema() -> dict:
-    item = {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 3}
+    item = {"type": "array", "items": {"type": "string"}, "maxItems": 3}
     return {"type": "object", "properties": {name: item for name in THEMES}, "required": list(THEMES)}
 
 
@@ -83,7 +84,7 @@ def consolidate_schema(n_facts: int, handles: list[str], sections: list[str]) ->
                          "op": {"type": "string", "enum": list(OPS)},
                          "target": {"type": "string", "enum": [""] + handles},
                          "section": {"type": "string", "enum": sections},
-                         "text": {"type": "string", "maxLength": MAX_TEXT}},
+                         "text": {"type": "string"}},
           "required": ["fact", "op", "target", "section", "text"]}
     return {"type": "object", "properties": {"ops": {"type": "array", "items": op, "maxItems": n_facts}},
             "required": ["ops"]}
