@@ -1,0 +1,105 @@
+"""Shared pieces of the retrieval benchmarks (locomo, longmemeval, search, vectors).
+
+Benchmark workspaces live in a persistent cache folder (default
+~/.cache/reverie/bench, or $REVERIE_BENCH_CACHE, or --cache), keyed by a hash
+of the data they were built from, so a second run opens the same workspaces:
+nothing is re-read, re-indexed or re-embedded (the index's own content-hash
+embedding cache does the rest).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+from core.errors import CoreError
+
+
+def cache_root(explicit: str | None) -> Path:
+    base = explicit or os.environ.get("REVERIE_BENCH_CACHE") or str(Path.home() / ".cache" / "reverie" / "bench")
+    root = Path(base).expanduser()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def data_key(*parts: Any) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    for part in parts:
+        h.update(repr(part).encode("utf-8"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def fresh_dir(path: Path) -> Path:
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else 0.0
+
+
+def add_common_args(parser, *, modes=("fts", "vector", "hybrid")) -> None:
+    parser.add_argument("--mode", choices=modes, default="hybrid")
+    parser.add_argument("--out", help="write per-question results and the summary as JSON here")
+    parser.add_argument("--cache", help="folder for the benchmark workspaces (default ~/.cache/reverie/bench)")
+    parser.add_argument("--fresh", action="store_true", help="rebuild the workspaces and their indexes from scratch")
+    parser.add_argument("--limit", type=int, default=0, help="use only the first N records (a quick look)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override an index option or search tuning knob (for ablations), e.g. rrf_k=30")
+
+
+def overrides(pairs: list[str]):
+    """--set key=value pairs split into IndexOptions and Tuning replacements."""
+    from core.index.hybrid import Tuning
+    from core.index.lines import IndexOptions
+
+    options, tuning = IndexOptions(), Tuning()
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip()
+        target = options if key in {f.name for f in dataclasses.fields(IndexOptions)} else tuning
+        if not sep or key not in {f.name for f in dataclasses.fields(target)}:
+            raise CoreError(f"--set {pair!r}: not KEY=VALUE with a known key "
+                            f"({', '.join(f.name for f in dataclasses.fields(IndexOptions) + dataclasses.fields(Tuning))})")
+        current = getattr(target, key)
+        value: Any
+        if isinstance(current, bool):
+            value = raw.strip().lower() in ("1", "true", "yes", "on")
+        elif isinstance(current, int):
+            value = int(raw)
+        elif isinstance(current, float):
+            value = float(raw)
+        else:
+            value = raw
+        if target is options:
+            options = dataclasses.replace(options, **{key: value})
+        else:
+            tuning = dataclasses.replace(tuning, **{key: value})
+    return options, tuning
+
+
+class Timer:
+    def __init__(self):
+        self.start = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start

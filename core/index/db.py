@@ -1,0 +1,147 @@
+"""The index database: `<workspace>/.reverie/index.db` (SQLite, WAL, one writer).
+
+Everything in it is derived from the workspace files and can be rebuilt from
+them; deleting the file loses nothing but time. The schema is versioned with
+`PRAGMA user_version`; a database written by a newer Reverie, or one too
+damaged to open, is refused with an IndexError_ naming the file (delete it and
+the index is rebuilt).
+
+One connection per thread (sqlite3 objects are not shared across threads);
+writes from every thread of the process go through one lock, so there is one
+writer at a time, and WAL lets readers answer while it writes. Another process
+writing the same database waits on SQLite's busy timeout.
+"""
+from __future__ import annotations
+
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from core.errors import IndexError_
+
+SCHEMA_VERSION = 1
+
+# Porter stemming so "painted" finds "paint"; remove_diacritics so "cafe" finds "café".
+# CJK text reaches this tokenizer already cut into bigrams (see cjk.py).
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+_MIGRATIONS: dict[int, str] = {
+    1: f"""
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE files (
+        path TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        lines INTEGER NOT NULL,
+        problem TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE lines (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,   -- never reused: it is also the vector label
+        path TEXT NOT NULL,
+        line INTEGER NOT NULL,
+        text TEXT NOT NULL,                     -- what a hit shows (comments stripped)
+        sources TEXT NOT NULL DEFAULT '',       -- MEMORY.md provenance refs, space separated
+        day INTEGER NOT NULL DEFAULT 0,         -- date of the line (proleptic ordinal), 0 unknown
+        ehash TEXT NOT NULL,                    -- hash of the text that is embedded
+        etext TEXT NOT NULL,                    -- the text that is embedded
+        fhash TEXT NOT NULL,                    -- hash of everything the row carries (change test)
+        vec INTEGER NOT NULL DEFAULT 0          -- 1 once its vector is in the vector index
+    );
+    CREATE INDEX lines_path ON lines(path, line);
+    CREATE INDEX lines_pending ON lines(vec) WHERE vec = 0;
+    CREATE TABLE embeddings (hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
+    CREATE VIRTUAL TABLE lines_fts USING fts5(body, context, tokenize='{FTS_TOKENIZER}');
+    """,
+}
+
+
+class Database:
+    def __init__(self, path: Path):
+        self.path = path
+        self.write_lock = threading.RLock()
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+        self._closed = False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._migrate()
+
+    # ----- connections -----------------------------------------------------------------------
+    def conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise IndexError_(f"the search index {self.path} is closed")
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._open()
+            self._local.conn = conn
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")   # derived data: a lost last commit is re-derived
+            conn.execute("PRAGMA busy_timeout=30000")
+        except sqlite3.DatabaseError as exc:
+            raise IndexError_(f"cannot open the search index {self.path} ({exc}); "
+                              f"delete it and it will be rebuilt from the files") from exc
+        return conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction as the process's only writer."""
+        with self.write_lock:
+            conn = self.conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._all_lock:
+            self._closed = True
+            for conn in self._all:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._all.clear()
+
+    # ----- schema ----------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        try:
+            conn = self.conn()
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise IndexError_(f"the search index {self.path} is damaged ({exc}); "
+                              f"delete it and it will be rebuilt from the files") from exc
+        if version > SCHEMA_VERSION:
+            raise IndexError_(f"the search index {self.path} was written by a newer Reverie "
+                              f"(schema {version} > {SCHEMA_VERSION}); delete it to rebuild")
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            with self.write() as c:
+                for statement in _split(_MIGRATIONS[target]):
+                    c.execute(statement)
+                c.execute(f"PRAGMA user_version = {target}")
+
+    # ----- meta --------------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str = "") -> str:
+        row = self.conn().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
+        conn.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                     (key, value))
+
+
+def _split(script: str) -> list[str]:
+    # executescript() would COMMIT our transaction; run the statements one by one instead.
+    return [s.strip() for s in script.split(";") if s.strip() and not s.strip().startswith("--")]

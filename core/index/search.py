@@ -1,0 +1,262 @@
+"""SearchIndex: the one search index the app, the CLI, the MCP server and the benchmarks use.
+
+    index = SearchIndex(root, root / ".reverie/index.db", settings.search)
+    index.sync()                                  # incremental: changed files only
+    index.search("tea or coffee", k=10)           # SearchResults(hits, pending_embeddings, mode)
+    index.reindex_file("memory/2026-11-30.md")    # after an append
+    index.close()
+
+Modes: "fts" (also "keyword"), "vector", "hybrid" (default: SearchSettings.default_mode).
+Keyword search answers from SQLite alone, at once; vectors fill in behind, in
+a background thread (worker.py). A vector or hybrid search while embedding is
+still going answers from what has vectors and says how many lines are pending.
+If the embedding model cannot load, vector and hybrid searches answer with
+keyword results (`mode` says "fts") and status() names the problem.
+
+Snippets mark matched words with « and » (see fts.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from core.config import SearchSettings
+from core.errors import CoreError
+from core.index import fts
+from core.index.db import Database
+from core.index.hybrid import Tuning, collapse, fuse, recency_factor
+from core.index.lines import IndexOptions
+from core.index.sync import Progress, Syncer, SyncReport
+from core.index.worker import EmbeddingWorker
+
+MODES = ("fts", "vector", "hybrid")
+ALIASES = {"keyword": "fts", "fts5": "fts", "semantic": "vector"}
+MAX_K = 1000
+MAX_QUERY_EMBED_CHARS = 2_000
+ROWS_VERSION = "1"   # bump when lines.py changes what a row carries: every file is re-derived
+
+
+class SearchModeError(CoreError):
+    """An unknown search mode."""
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    path: str
+    line: int
+    text: str
+    score: float
+    snippet: str
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    hits: list[SearchHit]
+    pending_embeddings: int
+    mode: str
+    query: str = ""
+
+    def __iter__(self):
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    files: int
+    lines: int
+    pending_embeddings: int
+    problems: list[str] = field(default_factory=list)
+    vectors: int = 0
+    embedding_model: str = ""
+
+
+class SearchIndex:
+    def __init__(self, root: Path, db_path: Path, settings: SearchSettings | None = None, *, embedder=None,
+                 background: bool = True, options: IndexOptions | None = None, tuning: Tuning | None = None):
+        self.root = Path(root)
+        self.settings = settings or SearchSettings()
+        self.options = options or IndexOptions()
+        self.tuning = tuning or Tuning()
+        self.db = Database(Path(db_path))
+        self._problems: list[str] = []
+        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._query_lock = threading.Lock()
+        self._closed = False
+        if embedder is False:      # keyword search only (benchmarks of FTS, tools that never embed)
+            embedder = None
+        elif embedder is None:
+            from core.index.embedder import EmbedderError, default_embedder
+            try:
+                embedder = default_embedder(self.settings.embedding_model)
+            except EmbedderError as exc:
+                self._problems.append(str(exc))
+                embedder = None
+        self.embedder = embedder
+        self._check_versions()
+        vector_path = Path(db_path).with_name(Path(db_path).stem + ".hnsw")
+        self.worker = EmbeddingWorker(self.db, embedder, vector_path, background=background)
+        self.syncer = Syncer(self.root, self.db, self.options, on_deleted=self.worker.delete,
+                             on_pending=self.worker.wake)
+        self.worker.start()
+
+    def _check_versions(self) -> None:
+        """A new embedding model invalidates every vector; a new row format re-derives every file."""
+        model = self.embedder.model_id if self.embedder is not None else ""
+        rows = f"{ROWS_VERSION}:{dataclasses.astuple(self.options)}"
+        old_model, old_rows = self.db.get_meta("embedding_model", None), self.db.get_meta("rows_version", None)
+        with self.db.write() as conn:
+            if model and old_model != model:
+                conn.execute("DELETE FROM embeddings")
+                conn.execute("UPDATE lines SET vec = 0")
+                conn.execute("DELETE FROM meta WHERE key = 'embedding_dim'")
+                self.db.set_meta(conn, "embedding_model", model)
+                for suffix in (".hnsw", ".hnsw.sum"):
+                    self.db.path.with_name(self.db.path.stem + suffix).unlink(missing_ok=True)
+            if old_rows != rows:
+                conn.execute("UPDATE files SET hash = '', size = -1")
+                self.db.set_meta(conn, "rows_version", rows)
+
+    # ----- keeping up with the files ---------------------------------------------------------------
+    def sync(self, progress: Progress | None = None) -> SyncReport:
+        report = self.syncer.sync(progress)
+        if not self.worker.background:
+            self.worker.run_until_idle()
+        return report
+
+    def reindex_file(self, rel_path: str) -> SyncReport:
+        report = self.syncer.reindex_file(rel_path)
+        if report.rows_written and not self.worker.background:
+            self.worker.run_until_idle()
+        return report
+
+    def wait_embeddings(self, timeout: float | None = None) -> bool:
+        return self.worker.wait(timeout)
+
+    def status(self) -> IndexStatus:
+        conn = self.db.conn()
+        files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        lines = conn.execute("SELECT count(*) FROM lines").fetchone()[0]
+        problems = list(self._problems)
+        problems += [p for (text,) in conn.execute("SELECT problem FROM files WHERE problem != ''")
+                     for p in text.split("\n")]
+        if self.worker.error:
+            problems.append(self.worker.error)
+        vectors = self.worker.vectors
+        if vectors is not None and vectors.rebuilt_reason:
+            problems.append(f"vector index rebuilt from the database: {vectors.rebuilt_reason}")
+        return IndexStatus(files=files, lines=lines, pending_embeddings=self.worker.pending(), problems=problems,
+                           vectors=len(vectors) if vectors is not None else 0,
+                           embedding_model=self.embedder.model_id if self.embedder is not None else "")
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.worker.stop()
+        self.db.close()
+
+    def __enter__(self) -> "SearchIndex":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ----- searching -----------------------------------------------------------------------------
+    def search(self, query: str, *, k: int = 10, mode: str | None = None) -> SearchResults:
+        mode = self._mode(mode)
+        query = str(query if query is not None else "")
+        k = max(1, min(int(k), MAX_K))
+        parsed = fts.parse_query(query)
+        want = max(self.tuning.candidates, k * 2)
+        keyword: list[tuple[int, float]] = []
+        semantic: list[tuple[int, float]] = []
+        if mode in ("fts", "hybrid"):
+            keyword = fts.search(self.db.conn(), parsed, want if mode == "hybrid" else k * 2,
+                                 self.tuning.fts_context_weight)
+        if mode in ("vector", "hybrid"):
+            vector = self._query_vector(query)
+            if vector is None:
+                mode = "fts"
+                if not keyword:
+                    keyword = fts.search(self.db.conn(), parsed, k * 2, self.tuning.fts_context_weight)
+            else:
+                vectors = self.worker.open_vectors()
+                semantic = vectors.query(vector, want) if vectors is not None else []
+        if mode == "hybrid":
+            ranked = [(i, s) for i, s, _ in fuse(keyword, semantic, self.tuning)]
+        else:
+            ranked = keyword if mode == "fts" else semantic
+        hits = self._hits(ranked, parsed, k)
+        return SearchResults(hits=hits, pending_embeddings=self.worker.pending(), mode=mode, query=query)
+
+    def _mode(self, mode: str | None) -> str:
+        chosen = (mode or self.settings.default_mode or "hybrid").strip().lower()
+        chosen = ALIASES.get(chosen, chosen)
+        if chosen not in MODES:
+            raise SearchModeError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)} (or keyword)")
+        return chosen
+
+    def _query_vector(self, query: str) -> np.ndarray | None:
+        if self.embedder is None or self.worker.error:
+            return None
+        text = query[:MAX_QUERY_EMBED_CHARS]
+        with self._query_lock:
+            cached = self._query_cache.get(text)
+            if cached is not None:
+                self._query_cache.move_to_end(text)
+                return cached
+        try:
+            vector = np.asarray(self.embedder.embed_batch([text])[0], dtype=np.float32)
+        except CoreError as exc:
+            if str(exc) not in self._problems:
+                self._problems.append(str(exc))
+            return None
+        with self._query_lock:
+            self._query_cache[text] = vector
+            while len(self._query_cache) > 256:
+                self._query_cache.popitem(last=False)
+        return vector
+
+    def _hits(self, ranked: list[tuple[int, float]], parsed: fts.Query, k: int) -> list[SearchHit]:
+        if not ranked:
+            return []
+        pool = ranked[: max(k * 3, 30)]
+        ids = [i for i, _ in pool]
+        marks = ",".join("?" * len(ids))
+        rows = {r[0]: r for r in self.db.conn().execute(
+            f"SELECT id, path, line, text, sources, day, ehash FROM lines WHERE id IN ({marks})", ids)}
+        scores = dict(pool)
+        half_life = self.settings.recency_half_life_days
+        if half_life > 0:
+            newest = self.db.conn().execute("SELECT max(day) FROM lines").fetchone()[0] or 0
+            scores = {i: s * recency_factor(rows[i][5], newest, half_life) for i, s in scores.items() if i in rows}
+        order = sorted((i for i in ids if i in rows), key=lambda i: -scores[i])
+        if self.tuning.collapse:
+            vectors = self._vectors_of([rows[i][6] for i in order])
+            order = collapse(order, {i: rows[i][3] for i in order},
+                             {i: vectors[rows[i][6]] for i in order if rows[i][6] in vectors},
+                             self.tuning.near_duplicate_cosine, k)
+        hits = []
+        for row_id in order[:k]:
+            _, path, line, text, sources, _day, _ = rows[row_id]
+            hits.append(SearchHit(path=path, line=line, text=text, score=float(scores[row_id]),
+                                  snippet=fts.snippet(text, parsed),
+                                  sources=tuple(sources.split()) if sources else ()))
+        return hits
+
+    def _vectors_of(self, hashes: list[str]) -> dict[str, np.ndarray]:
+        if not hashes:
+            return {}
+        distinct = list(dict.fromkeys(hashes))
+        marks = ",".join("?" * len(distinct))
+        return {h: np.frombuffer(v, dtype=np.float32) for h, v in self.db.conn().execute(
+            f"SELECT hash, vector FROM embeddings WHERE hash IN ({marks})", distinct)}

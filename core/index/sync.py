@@ -1,0 +1,214 @@
+"""Bringing the index up to date with the files: scan, then apply the difference.
+
+A file is re-read only when its size or mtime changed, and re-indexed only when
+its content hash changed too. Re-indexing a file matches its new rows against
+its old ones (same content -> keep the row and its vector, only the line number
+moves; same embedded text -> update the row in place and keep its vector), so an
+append to a daily log writes the new lines and the one line whose neighbour
+changed, and an edit in the middle of MEMORY.md re-embeds only the edited line.
+
+New rows start with `vec = 0` (pending); the embedding worker gives them
+vectors (from the content-hash cache when it can). Deleted rows leave the
+vector index at once, under the same lock the worker adds under, so a vector
+for a deleted row can never be left behind.
+"""
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from core.index import cjk
+from core.index.db import Database
+from core.index.lines import IndexOptions, Row, file_rows, indexed_files, is_indexed
+from core.store.textio import decode_lossy
+
+Progress = Callable[[int, int, str], None]   # (files done, files to look at, path)
+
+
+@dataclass
+class SyncReport:
+    added: list[str] = field(default_factory=list)      # files new to the index
+    updated: list[str] = field(default_factory=list)    # files whose content changed
+    removed: list[str] = field(default_factory=list)    # files gone from the workspace
+    problems: list[str] = field(default_factory=list)   # e.g. "memory/x.md: 3 byte(s) are not UTF-8 ..."
+    rows_written: int = 0
+    rows_deleted: int = 0
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+    def merge(self, other: "SyncReport") -> None:
+        self.added += other.added
+        self.updated += other.updated
+        self.removed += other.removed
+        self.problems += other.problems
+        self.rows_written += other.rows_written
+        self.rows_deleted += other.rows_deleted
+
+
+class Syncer:
+    def __init__(self, root: Path, db: Database, options: IndexOptions, on_deleted: Callable[[list[int]], None],
+                 on_pending: Callable[[], None]):
+        self.root = root
+        self.db = db
+        self.options = options
+        self._on_deleted = on_deleted    # drop these ids from the vector index (called under the write lock)
+        self._on_pending = on_pending    # wake the embedding worker
+
+    def sync(self, progress: Progress | None = None) -> SyncReport:
+        started = time.perf_counter()
+        report = SyncReport()
+        files = indexed_files(self.root)
+        known = {path: (size, mtime) for path, size, mtime in
+                 self.db.conn().execute("SELECT path, size, mtime_ns FROM files")}
+        for number, (rel, path) in enumerate(sorted(files.items()), start=1):
+            if progress is not None:
+                progress(number - 1, len(files), rel)
+            report.merge(self._file(rel, path, known.get(rel)))
+        gone = sorted(set(known) - set(files))
+        for rel in gone:
+            report.merge(self._remove(rel))
+        if progress is not None:
+            progress(len(files), len(files), "")
+        report.seconds = time.perf_counter() - started
+        if report.rows_written:
+            self._on_pending()
+        return report
+
+    def reindex_file(self, rel: str) -> SyncReport:
+        started = time.perf_counter()
+        rel = rel.replace("\\", "/").lstrip("/")
+        report = SyncReport()
+        if not is_indexed(rel) or ".." in rel.split("/"):
+            return report
+        path = self.root / rel
+        row = self.db.conn().execute("SELECT size, mtime_ns FROM files WHERE path = ?", (rel,)).fetchone()
+        if path.is_file() and rel in indexed_files_one(self.root, rel):
+            report.merge(self._file(rel, path, tuple(row) if row else None))
+        elif row is not None:
+            report.merge(self._remove(rel))
+        report.seconds = time.perf_counter() - started
+        if report.rows_written:
+            self._on_pending()
+        return report
+
+    # ----- one file ----------------------------------------------------------------------------
+    def _file(self, rel: str, path: Path, known: tuple[int, int] | None) -> SyncReport:
+        report = SyncReport()
+        try:
+            stat = path.stat()
+            if known is not None and known == (stat.st_size, stat.st_mtime_ns):
+                return report
+            data = path.read_bytes()
+        except OSError as exc:
+            report.problems.append(f"{rel}: cannot be read ({exc.strerror or exc}); left as it was in the index")
+            return report
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()   # of the bytes, whatever their encoding
+        old = self.db.conn().execute("SELECT hash FROM files WHERE path = ?", (rel,)).fetchone()
+        if old is not None and old[0] == digest:
+            with self.db.write() as conn:   # touched, not changed: remember the new stat only
+                conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (stat.st_size, stat.st_mtime_ns, rel))
+            return report
+        decoded = decode_lossy(data)
+        problems = []
+        if not decoded.clean:
+            problems.append(f"{rel}: {decoded.replaced} byte(s) are not UTF-8 (first at byte {decoded.first_bad_offset}); "
+                            f"indexed with U+FFFD in their place")
+        rows, row_problems = file_rows(rel, decoded.text, self.options)
+        problems += row_problems
+        with self.db.write_lock:
+            with self.db.write() as conn:
+                written, deleted_ids = self._apply(conn, rel, rows)
+                conn.execute("INSERT INTO files(path, size, mtime_ns, hash, lines, problem) VALUES(?, ?, ?, ?, ?, ?) "
+                             "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
+                             "hash = excluded.hash, lines = excluded.lines, problem = excluded.problem",
+                             (rel, stat.st_size, stat.st_mtime_ns, digest, len(rows), "\n".join(problems)))
+            if deleted_ids:
+                self._on_deleted(deleted_ids)
+        (report.added if old is None else report.updated).append(rel)
+        report.problems += problems
+        report.rows_written += written
+        report.rows_deleted += len(deleted_ids)
+        return report
+
+    def _apply(self, conn: sqlite3.Connection, rel: str, rows: list[Row]) -> tuple[int, list[int]]:
+        old = conn.execute("SELECT id, line, fhash, ehash FROM lines WHERE path = ?", (rel,)).fetchall()
+        by_full: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        by_embed: dict[str, list[int]] = defaultdict(list)
+        for row_id, line, fhash, ehash in old:
+            by_full[fhash].append((row_id, line))
+            by_embed[ehash].append(row_id)
+        used: set[int] = set()
+        rest: list[Row] = []
+        moves = []
+        for row in rows:   # 1. same content: keep the row, maybe at a new line number
+            candidates = by_full.get(row.fhash)
+            if candidates:
+                row_id, line = candidates.pop()
+                used.add(row_id)
+                if line != row.line:
+                    moves.append((row.line, row_id))
+            else:
+                rest.append(row)
+        if moves:
+            conn.executemany("UPDATE lines SET line = ? WHERE id = ?", moves)
+        written = 0
+        inserts = []
+        for row in rest:   # 2. same embedded text: rewrite the row, keep its vector
+            ids = [i for i in by_embed.get(row.ehash, ()) if i not in used]
+            if ids:
+                row_id = ids[0]
+                used.add(row_id)
+                conn.execute("UPDATE lines SET line = ?, text = ?, sources = ?, day = ?, fhash = ? WHERE id = ?",
+                             (row.line, row.text, " ".join(row.sources), row.day, row.fhash, row_id))
+                conn.execute("DELETE FROM lines_fts WHERE rowid = ?", (row_id,))
+                conn.execute("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
+                             (row_id, cjk.expand(row.body), cjk.expand(row.context)))
+                written += 1
+            else:
+                inserts.append(row)
+        deleted = [row_id for row_id, *_ in old if row_id not in used]   # 3. gone
+        if deleted:
+            conn.executemany("DELETE FROM lines WHERE id = ?", [(i,) for i in deleted])
+            conn.executemany("DELETE FROM lines_fts WHERE rowid = ?", [(i,) for i in deleted])
+        for row in inserts:   # 4. new
+            cursor = conn.execute(
+                "INSERT INTO lines(path, line, text, sources, day, ehash, etext, fhash, vec) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                (rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext, row.fhash))
+            conn.execute("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
+                         (cursor.lastrowid, cjk.expand(row.body), cjk.expand(row.context)))
+            written += 1
+        return written, deleted
+
+    def _remove(self, rel: str) -> SyncReport:
+        report = SyncReport()
+        with self.db.write_lock:
+            with self.db.write() as conn:
+                ids = [r[0] for r in conn.execute("SELECT id FROM lines WHERE path = ?", (rel,))]
+                conn.executemany("DELETE FROM lines_fts WHERE rowid = ?", [(i,) for i in ids])
+                conn.execute("DELETE FROM lines WHERE path = ?", (rel,))
+                conn.execute("DELETE FROM files WHERE path = ?", (rel,))
+            if ids:
+                self._on_deleted(ids)
+        report.removed.append(rel)
+        report.rows_deleted = len(ids)
+        return report
+
+
+def indexed_files_one(root: Path, rel: str) -> dict[str, Path]:
+    """indexed_files() for one path: the same confinement rules, without listing folders."""
+    path = root / rel
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (OSError, ValueError):
+        return {}
+    return {rel: path} if path.is_file() else {}
