@@ -94,6 +94,9 @@ class ModelSettings:
     n_gpu_layers: int | None = None             # None: -1 on macOS arm64, 0 elsewhere
     idle_unload_s: float = 300.0
     request_timeout_s: float = 120.0
+    n_threads: int = 0                          # 0: the physical cores (performance cores on Apple Silicon)
+    cancel_deadline_s: float = 2.0              # a cancelled worker that has not stopped by then is killed
+    json_mode: str = ""                         # "" = the catalog's measured choice; "grammar" | "retry"
 
 
 @dataclass(frozen=True)
