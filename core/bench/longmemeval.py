@@ -4,7 +4,7 @@ Protocol (Eval B of shared/eval/README.md): one workspace per question; each
 haystack date becomes a daily log memory/YYYY-MM-DD.md; each session in it a
 `## Conversation at HH:MM` section; each turn one or more lines
 `- [HH:MM] user: text` (a long turn is cut at paragraph ends into lines of at
-most ~800 characters, as an agent's log would hold it). Which session and turn
+most ~2,000 characters). Which session and turn
 a line belongs to is kept outside the indexed text (session ids such as
 "answer_..." must never reach the index). Indexed by the production
 SearchIndex; the question is the query.
@@ -26,7 +26,7 @@ from pathlib import Path
 from core.bench import _evalkit as kit
 from core.errors import CoreError
 
-CHUNK_CHARS = 800
+CHUNK_CHARS = 2_000
 _DATE = re.compile(r"(\d{4})/(\d{2})/(\d{2})(?:\s*\(\w+\))?\s*(\d{1,2}:\d{2})?")
 
 

@@ -104,8 +104,11 @@ def build_conversation(n_messages: int = 300, n_facts: int = 50, *, big_results:
         in_tool = " ".join(f.sentence for f in here if f.where == "tool")
         big = [f for f in here if f.where == "big_tool"]
         if big or b in big_slots:
-            half = big_chars // 2
-            body = _filler(rng, half) + "\n" + " ".join(f.sentence for f in big) + "\n" + _filler(rng, half)
+            # Deep in the result: past the placeholder's 2,000-character preview, so only the
+            # evicted file and the offloaded log hold it, never the live context.
+            depth = min(10_000, big_chars // 4)
+            body = _filler(rng, depth) + "\n" + " ".join(f.sentence for f in big) + "\n" + \
+                _filler(rng, big_chars - depth)
         else:
             body = _filler(rng, 300)
         messages.append(m.tool_result(call["id"], f"{body}\n{in_tool}".strip(), name=call["function"]["name"]))
@@ -154,15 +157,26 @@ def run_retention(workspace, llm, messages, facts, *, search_k: int = 20, mode: 
     final_tokens = total_tokens(history, count)
     ended = end_session(workspace, history, compactor, flusher=flusher)
     workspace.sync_index()
+    workspace.index.wait_embeddings(timeout=900)
 
     log_rel = compactor.offloader.rel_path
+    lines: dict[str, list[str]] = {}
+
+    def holds(hit, value: str) -> bool:
+        # A hit names a path:line; the fact is findable when that line holds it (a hit's own text
+        # is cut at a few kB, and an offloaded tool result can be 100 kB long).
+        if hit.path not in lines:
+            lines[hit.path] = workspace.read(hit.path).text.split("\n")
+        body = lines[hit.path]
+        return 0 < hit.line <= len(body) and value in body[hit.line - 1].lower()
+
     found = {"daily": 0, "offload": 0, "summary": 0}
     for fact in facts:
         hits = getattr(workspace.search(fact.query, k=search_k, mode=mode), "hits", [])
         value = fact.value.lower()
-        if any(h.path.startswith("memory/") and value in str(h.text).lower() for h in hits):
+        if any(h.path.startswith("memory/") and holds(h, value) for h in hits):
             found["daily"] += 1
-        if any(h.path == log_rel and value in str(h.text).lower() for h in hits):
+        if any(h.path == log_rel and holds(h, value) for h in hits):
             found["offload"] += 1
         if value in ended.summary.lower():
             found["summary"] += 1
@@ -184,7 +198,9 @@ def register(sub) -> None:
     p.add_argument("--messages", type=int, default=300)
     p.add_argument("--facts", type=int, default=50)
     p.add_argument("--big", type=int, default=3, help="tool results of 100 kB")
-    p.add_argument("--input-tokens", type=int, default=0, help="cap on the span shown to the model per call")
+    p.add_argument("--input-tokens", type=int, default=600,
+                   help="cap on the span shown to the model per summary/flush call (0: the model's window); "
+                        "a 135M model reads a short span better, and faster")
     p.add_argument("--k", type=int, default=20, help="memory_search results per query")
     p.add_argument("--mode", default=None, help="search mode (default: the workspace setting)")
     p.add_argument("--workspace", default="", help="keep the benchmark workspace here (default: a temp folder)")

@@ -98,14 +98,15 @@ def search(conn: sqlite3.Connection, query: Query, limit: int, context_weight: f
 @functools.lru_cache(maxsize=512)
 def _pattern(marks: tuple[str, ...]) -> re.Pattern | None:
     """One regex for all of a query's marks: a Latin term matches words sharing its stem-ish prefix."""
+    word = f"[^\\W_{cjk._CJK_CLASS}]"   # a Latin-ish word character (CJK characters are words on their own)
     parts = []
     for mark in marks:
         if cjk.has_cjk(mark):
             parts.append(re.escape(mark))
         elif len(mark) >= 4:
-            parts.append(r"(?<![^\W_])" + re.escape(mark[: max(4, len(mark) - 2)]) + r"[^\W_]*")
+            parts.append(f"(?<!{word})" + re.escape(mark[: max(4, len(mark) - 2)]) + f"{word}*")
         else:
-            parts.append(r"(?<![^\W_])" + re.escape(mark) + r"(?![^\W_])")
+            parts.append(f"(?<!{word})" + re.escape(mark) + f"(?!{word})")
     if not parts:
         return None
     # Longest first, so "deploy" wins over "de" where both could match.

@@ -38,7 +38,7 @@ MODES = ("fts", "vector", "hybrid")
 ALIASES = {"keyword": "fts", "fts5": "fts", "semantic": "vector"}
 MAX_K = 1000
 MAX_QUERY_EMBED_CHARS = 2_000
-ROWS_VERSION = "1"   # bump when lines.py changes what a row carries: every file is re-derived
+ROWS_VERSION = "2"   # bump when lines.py changes what a row carries: every file is re-derived
 
 
 class SearchModeError(CoreError):

@@ -1,0 +1,211 @@
+"""`reverie bench llm --model ID`: our model API against a plain llama.cpp loop.
+
+Figures, all on the same model file and settings (threads, context, batch):
+- prefill and decode tokens/s through LocalClient (worker process, streaming
+  channel, our sampler loop) and through a plain low-level llama_cpp loop
+  (llama_decode + a greedy sampler, no Python wrapper) in this process;
+- time to first token of a prompt sharing a ~1,500-token prefix (a system
+  prompt with MEMORY.md) with the previous one, against the first;
+- structured output: decode tokens/s with a small JSON schema through our API
+  (the catalog's json_mode; fast grammar and retry both measured) against free
+  decoding, and llama.cpp's plain grammar sampler for reference.
+Targets: decode_ratio >= 0.95, ttft_ratio <= 0.3, json_ratio >= 0.8.
+Last line: `llm model=ID decode_ratio=... ttft_ratio=... json_ratio=...`.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "facts": {"type": "array", "maxItems": 4, "items": {
+            "type": "object",
+            "properties": {"text": {"type": "string", "maxLength": 120},
+                           "section": {"enum": ["User profile", "Preferences", "Decisions", "Learnings", "Projects"]}},
+            "required": ["text", "section"], "additionalProperties": False}},
+    },
+    "required": ["facts"], "additionalProperties": False,
+}
+NOTES = ("Maya prefers green tea in the afternoon. The Orchard sensor project ships CSV exports per farm. "
+         "Jonas is on call in December. Device 17 reports UTC timestamps since firmware 2.4.")
+WORDS = ("memory agent session daily log decision preference project sensor farm export tea coffee firmware "
+         "timezone summary compaction flush dream bullet source provenance review archive retention").split()
+
+
+def register(sub) -> None:
+    p = sub.add_parser("llm", help="model API vs a plain llama.cpp loop: decode, prefix-reuse TTFT, JSON speed")
+    p.add_argument("--model", default="smollm2-135m-instruct-q4_1", help="catalog id or .gguf path")
+    p.add_argument("--prompt-tokens", type=int, default=256, help="prompt length for prefill/decode")
+    p.add_argument("--decode-tokens", type=int, default=96)
+    p.add_argument("--prefix-tokens", type=int, default=1500, help="shared prefix for the TTFT figure")
+    p.add_argument("--json-tokens", type=int, default=96, help="max tokens of a structured reply")
+    p.add_argument("--json-runs", type=int, default=3, help="structured prompts per mode")
+    p.add_argument("--repeat", type=int, default=2, help="runs per speed figure (the best counts)")
+    p.add_argument("--context", type=int, default=4096)
+    p.add_argument("--threads", type=int, default=0, help="0 = physical cores")
+    p.add_argument("--no-naive-grammar", action="store_true", help="skip llama.cpp's plain grammar sampler figure")
+    p.set_defaults(func=cmd_bench_llm)
+
+
+def filler(tokens_wanted: int, seed: int) -> str:
+    rng = random.Random(seed)
+    lines, words = [], 0
+    while words < tokens_wanted * 0.7:   # about 1.4 tokens a word for this vocabulary
+        line = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14)))
+        lines.append(f"- {line.capitalize()} <!-- id:m-{rng.randrange(16**4):04x} -->")
+        words += line.count(" ") + 1
+    return "\n".join(lines)
+
+
+def decode_messages(prompt_tokens: int, seed: int) -> list[dict]:
+    return [{"role": "system", "content": "You rewrite notes.\n" + filler(prompt_tokens, seed)},
+            {"role": "user", "content": "Write a long, detailed story about these notes."}]
+
+
+def json_messages(i: int) -> list[dict]:
+    return [{"role": "system", "content": "You extract durable facts from notes for a memory file."},
+            {"role": "user", "content": f"Notes ({i}): {NOTES}\nReturn the facts as JSON."}]
+
+
+def plain_loop(llm, tokens: list[int], count: int) -> dict:
+    """Prefill and `count` greedy tokens with llama.cpp's C API only."""
+    import llama_cpp.llama_cpp as lib
+
+    ctx = llm._ctx.ctx
+    lib.llama_memory_clear(lib.llama_get_memory(ctx), True)
+    sampler = lib.llama_sampler_init_greedy()
+    try:
+        started = time.perf_counter()
+        for i in range(0, len(tokens), llm.n_batch):
+            chunk = tokens[i:i + llm.n_batch]
+            lib.llama_decode(ctx, lib.llama_batch_get_one((lib.llama_token * len(chunk))(*chunk), len(chunk)))
+        token = lib.llama_sampler_sample(sampler, ctx, -1)
+        first = time.perf_counter()
+        for _ in range(count - 1):
+            lib.llama_decode(ctx, lib.llama_batch_get_one((lib.llama_token * 1)(token), 1))
+            token = lib.llama_sampler_sample(sampler, ctx, -1)
+        done = time.perf_counter()
+    finally:
+        lib.llama_sampler_free(sampler)
+    return {"prefill_tps": len(tokens) / max(first - started, 1e-9),
+            "decode_tps": (count - 1) / max(done - first, 1e-9)}
+
+
+def naive_grammar(llm, tokens: list[int], gbnf: str, max_tokens: int) -> float:
+    """Decode tokens/s with llama.cpp's own grammar sampler in the chain (every token checked against the vocabulary)."""
+    import llama_cpp
+    import llama_cpp.llama_cpp as lib
+
+    grammar = llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
+    llm.reset()
+    count, first = 0, None
+    for token in llm.generate(tokens, temp=0.0, grammar=grammar, reset=True):
+        if first is None:
+            first = time.perf_counter()
+        if lib.llama_vocab_is_eog(llm._model.vocab, token) or count + 1 >= max_tokens:
+            break
+        count += 1
+    return count / max(time.perf_counter() - first, 1e-9) if first and count else 0.0
+
+
+def structured_runs(client, runs: int, max_tokens: int) -> dict:
+    tokens = seconds = 0.0
+    attempts = valid = 0
+    for i in range(runs):
+        try:
+            reply = client.complete(json_messages(i), max_tokens=max_tokens, temperature=0.0, json_schema=SCHEMA)
+        except Exception as exc:   # StructuredOutputError counts as an invalid run
+            print(f"  structured run {i}: no valid reply ({exc})")
+            continue
+        valid += 1
+        attempts += reply.extra.get("attempts", 1)
+        tokens += reply.completion_tokens
+        seconds += reply.extra["decode_seconds"]
+    return {"tps": tokens / seconds if seconds else 0.0, "valid": valid, "runs": runs,
+            "attempts": attempts / valid if valid else 0.0}
+
+
+def free_runs(client, runs: int, max_tokens: int) -> float:
+    tokens = seconds = 0.0
+    for i in range(runs):
+        reply = client.complete(json_messages(i), max_tokens=max_tokens, temperature=0.0)
+        tokens += reply.completion_tokens
+        seconds += reply.extra["decode_seconds"]
+    return tokens / seconds if seconds else 0.0
+
+
+def cmd_bench_llm(args) -> int:
+    from core.config import ModelSettings
+    from core.llm.client import LocalClient
+    from core.llm.engine import EngineConfig, load_llama, tokenize_prompt
+
+    settings = ModelSettings(model=args.model, context_length=args.context, n_threads=args.threads)
+    client = LocalClient(settings)
+    print(f"llm bench: model={client.model_id} file={client.path.name} threads={client.n_threads} "
+          f"gpu_layers={client.n_gpu_layers} context={client.context_length} json_mode={client.json_mode}")
+    try:
+        client.load()
+        # 1. decode and prefill: our API, then the plain loop on the same prompt tokens
+        ours = {"prefill_tps": 0.0, "decode_tps": 0.0}
+        produced, prompt_ids = args.decode_tokens, None
+        for r in range(max(1, args.repeat)):
+            messages = decode_messages(args.prompt_tokens, seed=100 + r)   # a fresh prompt: no cached prefix
+            reply = client.complete(messages, max_tokens=args.decode_tokens, temperature=0.0)
+            produced = max(2, reply.completion_tokens)
+            ours["prefill_tps"] = max(ours["prefill_tps"], reply.prompt_tokens / max(reply.extra["prefill_seconds"], 1e-9))
+            ours["decode_tps"] = max(ours["decode_tps"], reply.decode_tps)
+            print(f"  ours  run {r}: prompt={reply.prompt_tokens} tokens prefill={ours['prefill_tps']:.1f} tok/s "
+                  f"decode={reply.decode_tps:.1f} tok/s ({reply.completion_tokens} tokens)")
+        llm = load_llama(EngineConfig(**{k: v for k, v in client.worker_config().items() if k != "idle_unload_s"}))
+        prompt_text = client.render_prompt(decode_messages(args.prompt_tokens, seed=100))[0]
+        prompt_ids = tokenize_prompt(llm, prompt_text)
+        plain = {"prefill_tps": 0.0, "decode_tps": 0.0}
+        for r in range(max(1, args.repeat)):
+            run = plain_loop(llm, prompt_ids, produced)
+            plain = {k: max(plain[k], run[k]) for k in plain}
+            print(f"  plain run {r}: prefill={run['prefill_tps']:.1f} tok/s decode={run['decode_tps']:.1f} tok/s "
+                  f"({produced} tokens)")
+        decode_ratio = ours["decode_tps"] / plain["decode_tps"] if plain["decode_tps"] else 0.0
+        print(f"prefill tok/s: ours={ours['prefill_tps']:.1f} plain={plain['prefill_tps']:.1f}; "
+              f"decode tok/s: ours={ours['decode_tps']:.1f} plain={plain['decode_tps']:.1f} ratio={decode_ratio:.3f}")
+
+        # 2. prefix reuse: two prompts sharing a long system prompt (MEMORY.md)
+        system = "You keep an agent's memory. MEMORY.md:\n" + filler(args.prefix_tokens, seed=7)
+        first = client.complete([{"role": "system", "content": system},
+                                 {"role": "user", "content": "What does the user prefer to drink?"}],
+                                max_tokens=4, temperature=0.0)
+        second = client.complete([{"role": "system", "content": system},
+                                  {"role": "user", "content": "Which project ships CSV exports?"}],
+                                 max_tokens=4, temperature=0.0)
+        ttft_ratio = second.ttft_seconds / first.ttft_seconds if first.ttft_seconds else 0.0
+        print(f"ttft: first={first.ttft_seconds:.3f} s ({first.prompt_tokens} prompt tokens), "
+              f"second={second.ttft_seconds:.3f} s ({second.extra['cached_tokens']} tokens reused) ratio={ttft_ratio:.3f}")
+
+        # 3. structured output against free decoding
+        free_tps = free_runs(client, args.json_runs, args.json_tokens)
+        results = {}
+        for mode in ("grammar", "retry"):
+            client.json_mode = mode
+            results[mode] = structured_runs(client, args.json_runs, args.json_tokens)
+            r = results[mode]
+            print(f"json {mode:<7}: {r['tps']:.1f} tok/s, valid {r['valid']}/{r['runs']}, "
+                  f"{r['attempts']:.2f} attempts per reply")
+        client.json_mode = chosen = (settings.json_mode or (client.entry.json_mode if client.entry else "grammar"))
+        if not args.no_naive_grammar:
+            from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+            json_prompt = tokenize_prompt(llm, client.render_prompt(json_messages(0))[0])
+            naive = naive_grammar(llm, json_prompt, json_schema_to_gbnf(json.dumps(SCHEMA)), args.json_tokens)
+            print(f"json llama.cpp grammar sampler (reference): {naive:.1f} tok/s")
+        json_ratio = results[chosen]["tps"] / free_tps if free_tps else 0.0
+        print(f"json free decoding: {free_tps:.1f} tok/s; chosen mode {chosen}: ratio={json_ratio:.3f}")
+        del llm
+    finally:
+        client.close()
+    print(f"llm model={client.model_id} decode_ratio={decode_ratio:.3f} ttft_ratio={ttft_ratio:.3f} "
+          f"json_ratio={json_ratio:.3f}")
+    return 0
+

@@ -1,0 +1,78 @@
+"""Search commands: `reverie index PATH` and `reverie search PATH QUERY [-k N] [--json] [--mode M]`."""
+from __future__ import annotations
+
+import json
+import sys
+
+MODES = ("fts", "keyword", "vector", "hybrid")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("index", help="bring the search index up to date with the files (and embed new lines)")
+    p.add_argument("path")
+    p.add_argument("--no-embed", action="store_true", help="keyword index only; embeddings fill in later")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("search", help="search the workspace's memory (hits are path:line)")
+    p.add_argument("path")
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=10, help="how many hits (default 10)")
+    p.add_argument("--mode", choices=MODES, default=None,
+                   help="fts (exact words), vector (meaning) or hybrid (both; the default)")
+    p.add_argument("--json", action="store_true", help="print the hits as JSON")
+    p.add_argument("--wait", type=float, default=120.0,
+                   help="seconds to wait for pending embeddings before a vector/hybrid search (default 120)")
+    p.set_defaults(func=cmd_search)
+
+
+def _open(path: str):
+    from core.workspace import Workspace
+
+    return Workspace.open(path)
+
+
+def cmd_index(args) -> int:
+    with _open(args.path) as ws:
+        report = ws.sync_index()
+        for problem in report.problems:
+            print(f"warning: {problem}", file=sys.stderr)
+        print(f"indexed: {len(report.added)} new, {len(report.updated)} changed, {len(report.removed)} removed file(s); "
+              f"{report.rows_written} line(s) written in {report.seconds:.2f} s")
+        if not args.no_embed:
+            index = ws.index
+            pending = index.status().pending_embeddings
+            if pending:
+                print(f"embedding {pending} line(s)...", file=sys.stderr)
+            if not index.wait_embeddings():
+                for problem in index.status().problems:
+                    print(f"warning: {problem}", file=sys.stderr)
+        status = ws.index.status()
+        print(f"index: {status.files} file(s), {status.lines} line(s), {status.vectors} vector(s), "
+              f"{status.pending_embeddings} pending")
+    return 0
+
+
+def cmd_search(args) -> int:
+    with _open(args.path) as ws:
+        report = ws.sync_index()
+        for problem in report.problems:
+            print(f"warning: {problem}", file=sys.stderr)
+        mode = args.mode or ws.settings.search.default_mode
+        if mode in ("vector", "hybrid") and args.wait > 0:
+            ws.index.wait_embeddings(timeout=args.wait)
+        results = ws.search(args.query, k=args.k, mode=args.mode)
+        if args.json:
+            print(json.dumps({"query": args.query, "mode": results.mode, "pending_embeddings": results.pending_embeddings,
+                              "hits": [{"path": h.path, "line": h.line, "text": h.text, "score": round(h.score, 6),
+                                        "snippet": h.snippet, "sources": list(h.sources)} for h in results.hits]},
+                             ensure_ascii=False, indent=1))
+            return 0
+        if results.pending_embeddings:
+            print(f"note: {results.pending_embeddings} line(s) not embedded yet; results are from what is indexed",
+                  file=sys.stderr)
+        if not results.hits:
+            print(f"no results for {args.query!r}")
+        for hit in results.hits:
+            source = f"  [from {', '.join(hit.sources)}]" if hit.sources else ""
+            print(f"{hit.path}:{hit.line}: {hit.snippet}{source}")
+    return 0

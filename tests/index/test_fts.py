@@ -1,0 +1,90 @@
+"""Keyword search: safe queries, CJK (2-character words), snippets, what gets indexed."""
+from __future__ import annotations
+
+import random
+
+from conftest import write  # tests/index/conftest.py
+
+from core.index import fts
+
+
+def test_two_character_chinese_queries_are_found(ws, keyword_index):
+    write(ws, "memory/2026-11-30.md", "# 2026-11-30\n\n- 今天开会讨论了数据库迁移\n- 陈伟说固件版本 2.3 改了单位\n- Bought green tea\n")
+    keyword_index.sync()
+    for query, line in (("开会", 3), ("数据", 3), ("固件", 4), ("陈伟", 4), ("数据库迁移", 3)):
+        hits = keyword_index.search(query, mode="fts").hits
+        assert hits and (hits[0].path, hits[0].line) == ("memory/2026-11-30.md", line), query
+        assert "«" in hits[0].snippet and query[:2] in hits[0].snippet
+    one = keyword_index.search("会", mode="fts").hits        # a single character (inside a run)
+    assert one[0].line == 3
+    last = keyword_index.search("移", mode="fts").hits       # a run's last character
+    assert last[0].line == 3
+    assert keyword_index.search("议会", mode="fts").hits == [] or keyword_index.search("议会", mode="fts").hits[0].line != 3
+
+
+def test_mixed_chinese_and_english_in_one_line(ws, keyword_index):
+    write(ws, "MEMORY.md", "## Projects\n- 和Alice一起做Orion项目\n")
+    keyword_index.sync()
+    assert keyword_index.search("alice", mode="fts").hits[0].line == 2
+    assert keyword_index.search("项目", mode="fts").hits[0].line == 2
+    assert keyword_index.search("orion 项目", mode="fts").hits[0].snippet.count("«") == 2
+
+
+def test_or_of_terms_ranks_the_line_with_more_rare_words_first(ws, keyword_index):
+    filler = "".join(f"- note {i} about lunch, weather and the garden\n" for i in range(40))
+    write(ws, "memory/2026-11-01.md", "# 2026-11-01\n\n- the staging port is 5433\n" + filler +
+          "- staging deploy port 5433 moved\n" + filler + "- the deploy went fine\n" + filler)
+    keyword_index.sync()
+    hits = keyword_index.search("which port does staging deploy use", mode="fts").hits
+    assert [h.line for h in hits[:2]] == [44, 3]   # all three rare words, then two
+    assert 85 in [h.line for h in hits[:8]]       # one word in the line beats words only nearby
+
+
+def test_stopwords_only_query_still_searches(ws, keyword_index):
+    write(ws, "memory/2026-11-01.md", "- this is it\n")
+    keyword_index.sync()
+    assert keyword_index.search("this is", mode="fts").hits
+
+
+def test_snippet_marks_and_window():
+    query = fts.parse_query("painted sunrise")
+    text = "x " * 300 + "Melanie painted a sunrise over the lake" + " y" * 300
+    snip = fts.snippet(text, query)
+    assert "«painted»" in snip and "«sunrise»" in snip and snip.startswith("…") and snip.endswith("…")
+    assert len(snip) <= fts.SNIPPET_CHARS + 10
+
+
+def _hostile_queries() -> list[str]:
+    pieces = ['"', "'", '""', "AND", "OR", "NOT", "AND(", "OR)", "NEAR", "NEAR(a b, 2)", "-", "--", "*", "**",
+              "^", "body:", "context:", "{body context}:", "lines_fts:", "(", ")", "()", ":", ";", "\\", "\x00",
+              "\x01\x02\x1f", "\t\n\r", "💥", "👨‍👩‍👧", "中文", "会", "日本語テキスト", "한국어", "ｆｕｌｌｗｉｄｔｈ",
+              "İstanbul", "NULL", "'; DROP TABLE lines; --", "%", "_", "?", "[", "]", "+", "a*b", "\"unterminated",
+              "col:val", "rank", "bm25()", "\ufffd", "\u2028", "̀", "0", "-1", "1e309", "tea", "TEA", "SELECT"]
+    rng = random.Random(7)
+    queries = list(pieces)
+    while len(queries) < 560:
+        queries.append(" ".join(rng.choice(pieces) for _ in range(rng.randint(2, 8))))
+    queries += ["x" * 100_000, "中" * 50_000, ("AND( " * 20_000), " ".join(f"w{i}" for i in range(20_000)), "", "   "]
+    return queries
+
+
+def test_hostile_queries_never_raise(ws, keyword_index):
+    write(ws, "MEMORY.md", "## Prefs\n- Drinks tea, not coffee <!-- id:m-1 src:memory/2026-11-07.md#L3 -->\n- 喜欢会议\n")
+    keyword_index.sync()
+    queries = _hostile_queries()
+    assert len(queries) >= 500
+    for query in queries:
+        for mode in ("fts", "hybrid"):   # no model here: hybrid answers with keyword results
+            results = keyword_index.search(query, k=5, mode=mode)
+            assert isinstance(results.hits, list)
+    assert keyword_index.search('"tea" AND(', mode="fts").hits[0].line == 2
+
+
+def test_unknown_mode_is_a_clear_error(keyword_index):
+    import pytest
+
+    from core.errors import CoreError
+
+    with pytest.raises(CoreError, match="unknown search mode"):
+        keyword_index.search("tea", mode="bogus")
+    assert keyword_index.search("tea", mode="keyword").mode == "fts"
