@@ -35,8 +35,9 @@ def render_line(msg: Message, names: dict[str, str], limit: int) -> str:
         head = f"assistant: {clip(text, limit)} " if text.strip() else "assistant "
         return f"{head}[called {calls}]"
     if role == "tool":
+        # Tool output is mostly bulk (logs, listings): half the room of what people said.
         name = msg.get("name") or names.get(msg.get("tool_call_id", ""), "tool")
-        return f"tool {name} result: {clip(text, limit)}"
+        return f"tool {name} result: {clip(text, limit // 2)}"
     return f"{role}: {clip(text, limit)}"
 
 
