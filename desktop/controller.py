@@ -42,12 +42,14 @@ class WorkspaceController(QObject):
 
     def __init__(self, ws: Workspace, *, runner: TaskRunner | None = None, watch: bool = True,
                  schedule: bool = True, clock: Callable[[], float] = time.time, tick_ms: int = 30_000,
-                 llm_factory: Callable[[Any], Any] | None = None, debounce_ms: int = 250, parent=None):
+                 llm_factory: Callable[[Any], Any] | None = None, debounce_ms: int = 250, index: bool = True,
+                 parent=None):
         super().__init__(parent)
         from core.dream.idle import IdleMonitor
 
         self.ws = ws
         self.clock = clock
+        self.auto_index = index
         self.runner = runner or TaskRunner(parent=self)
         self.recovery = RecoveryStore(ws.paths)
         self.monitor = IdleMonitor(ws.paths, ws.settings.dream.idle_minutes, clock=clock)
@@ -77,12 +79,12 @@ class WorkspaceController(QObject):
         self._index_poll.timeout.connect(self.refresh_index_state)
 
     # ----- life cycle ----------------------------------------------------------------------------
-    def start(self, *, index: bool = True) -> None:
+    def start(self) -> None:
         if self.watcher is not None:
             self.watcher.start()
         if self.scheduler is not None:
             self.scheduler.start()
-        if index:
+        if self.auto_index:
             self.sync_index()
 
     def shutdown(self, timeout_s: float = 15.0) -> bool:
@@ -251,6 +253,24 @@ class WorkspaceController(QObject):
         if self.scheduler is not None and not isinstance(exc, Cancelled):
             self.scheduler.back_off(600)
         self.dreamFinished.emit(exc)
+
+    # ----- settings and sessions -------------------------------------------------------------------
+    def apply_settings(self, settings) -> None:
+        """Save new settings (ConfigError from core when a value is bad) and let everything follow them."""
+        old = self.ws.settings
+        changes = self.ws.save_settings(settings)
+        if old.model != settings.model:
+            self.model.reset()
+        self.monitor.idle_seconds_needed = settings.dream.idle_minutes * 60.0
+        if self.scheduler is not None:
+            self.scheduler.poke()
+        self.publish(changes)
+
+    def publish_session_end(self) -> None:
+        """The in-app agent ended its session: its log, today's daily log and the cache changed."""
+        self.publish(Changes(paths=("sessions/", "memory/"), kinds=("session", "daily")))
+        if self.scheduler is not None:
+            self.scheduler.poke()
 
     # ----- agent activity ----------------------------------------------------------------------------
     def note_agent_turn(self) -> None:

@@ -36,3 +36,15 @@ class DailyLogEditor(DocumentEditor):
     def after_load(self) -> None:
         count = len(self.flush_blocks())
         self.flush_count.setText(f"{count} flush block{'s' if count != 1 else ''}")
+
+
+class MarkdownFileEditor(DocumentEditor):
+    """progress.md, AGENTS.md and other markdown files: the same save path, markdown highlighting."""
+
+    save_reason = "edited in Reverie"
+
+    def __init__(self, controller, rel_path: str, parent=None):
+        from desktop.views.highlighters import MarkdownHighlighter
+
+        super().__init__(controller, rel_path, parent)
+        self.highlighter = MarkdownHighlighter(self.editor.document())

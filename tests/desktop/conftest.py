@@ -52,6 +52,26 @@ def isolated_qsettings(tmp_path, qapp):
     yield
 
 
+@pytest.fixture(autouse=True)
+def no_modal_dialogs(monkeypatch):
+    """A modal dialog would block a test forever: fail instead, unless the test answers it itself."""
+    from PySide6.QtWidgets import QMessageBox
+
+    def unexpected(*args, **kwargs):
+        raise AssertionError(f"unexpected modal dialog: {args[1:3]!r}")
+    for name in ("exec", "question", "warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, unexpected)
+
+
+def discard_edits(views) -> None:
+    """Teardown helper: drop unsaved edits so closing asks nothing."""
+    for view in views:
+        for target in (view, getattr(view, "json_editor", None)):
+            editor = getattr(target, "editor", None)
+            if editor is not None and hasattr(editor, "document"):
+                editor.document().setModified(False)
+
+
 @pytest.fixture
 def make_controller(qapp):
     """Controllers for a workspace; each is shut down (and must stop cleanly) at the end of the test."""

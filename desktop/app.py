@@ -1,0 +1,82 @@
+"""The composition root: `reverie-desktop [WORKSPACE] [--model ID]`.
+
+Builds the QApplication (theme following the system), the main window, and opens
+the workspace named on the command line, or else the last one used. The window
+is shown first and the workspace opened right after, so the first window appears
+before any disk or index work.
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="reverie-desktop",
+                                     description="Reverie: browse, edit, search and dream an agent's memory")
+    parser.add_argument("workspace", nargs="?", help="the workspace folder to open (default: the last one)")
+    parser.add_argument("--model", default="", help="catalog id or GGUF path for this run (default: the setting)")
+    parser.add_argument("--no-schedule", action="store_true", help="do not dream or run maintenance on a schedule")
+    return parser.parse_args(argv)
+
+
+def make_app(argv: list[str] | None = None):
+    from PySide6.QtWidgets import QApplication
+
+    from desktop import theme
+
+    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
+    app.setOrganizationName("Reverie")
+    app.setApplicationName("Reverie")
+    app.setApplicationDisplayName("Reverie")
+    theme.apply_theme(app)
+    return app
+
+
+def build_window(args: argparse.Namespace, qsettings=None):
+    from desktop.main_window import MainWindow
+
+    options = {"schedule": not args.no_schedule}
+    window = MainWindow(qsettings=qsettings, controller_options=options)
+    return window
+
+
+def _initial_workspace(args: argparse.Namespace, window) -> str:
+    if args.workspace:
+        return args.workspace
+    recent = [p for p in window.recent() if Path(p).is_dir()]
+    return recent[0] if recent else ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    app = make_app()
+    from PySide6.QtCore import QTimer
+
+    from desktop import theme
+
+    window = build_window(args)
+    theme.follow_system(app, on_change=lambda: _rehighlight(window))
+    window.show()
+    target = _initial_workspace(args, window)
+    if target:
+        QTimer.singleShot(0, lambda: window.open_workspace(target, model=args.model))
+    # Ctrl+C in the terminal closes the window cleanly (Python only sees signals between Qt events).
+    signal.signal(signal.SIGINT, lambda *_: window.close())
+    ticker = QTimer()
+    ticker.start(250)
+    ticker.timeout.connect(lambda: None)
+    return app.exec()
+
+
+def _rehighlight(window) -> None:
+    for view in window.views.values():
+        highlighter = getattr(view, "highlighter", None)
+        if highlighter is not None:
+            highlighter.refresh_colors()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

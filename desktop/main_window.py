@@ -1,0 +1,427 @@
+"""The main window: sidebar, tabs of views, the chat panel, menus and shortcuts, the status bar.
+
+It opens a workspace (recent list, folder picker, command-line argument) into a
+WorkspaceController and routes everything: a sidebar click or a link opens the right
+view at its line; every `Changes` the app made and every outside file change goes
+to the views that show those paths (each decides itself: reload, merge, or offer a
+choice), and to the sidebar. Window, dock and splitter state are kept in QSettings.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QListWidget, QMainWindow,
+                               QMessageBox, QPlainTextEdit, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
+                               QWidget)
+
+from core.errors import CoreError
+from core.types import kind_of
+from desktop.sidebar import Sidebar, scan
+from desktop.status_bar import StatusBar
+
+MAX_RECENT = 8
+
+
+class MainWindow(QMainWindow):
+    workspaceOpened = Signal(object)      # the controller
+
+    def __init__(self, qsettings: QSettings | None = None, controller_options: dict | None = None):
+        super().__init__()
+        self.qsettings = qsettings or QSettings()
+        self.controller_options = controller_options or {}
+        self.controller = None
+        self.views: dict[str, QWidget] = {}
+        self.setWindowTitle("Reverie")
+        self.resize(1280, 820)
+        self.sidebar = Sidebar()
+        self.sidebar.activated.connect(self.open_view)
+        self.tabs = QTabWidget()
+        self.tabs.setTabsClosable(True)
+        self.tabs.setDocumentMode(True)
+        self.tabs.tabCloseRequested.connect(self.close_tab)
+        self.welcome = self._welcome_page()
+        self.tabs.hide()
+        center = QWidget()
+        center_layout = QVBoxLayout(center)
+        center_layout.setContentsMargins(0, 0, 0, 0)
+        center_layout.addWidget(self.welcome)
+        center_layout.addWidget(self.tabs)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(center)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([280, 1000])
+        self.setCentralWidget(self.splitter)
+        self.chat_dock = QDockWidget("Chat with the agent", self)
+        self.chat_dock.setObjectName("chatDock")
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.chat_dock)
+        self.chat_dock.hide()
+        self.chat = None
+        self.status = StatusBar()
+        self.setStatusBar(self.status)
+        self._sidebar_timer = QTimer(self)
+        self._sidebar_timer.setSingleShot(True)
+        self._sidebar_timer.setInterval(300)
+        self._sidebar_timer.timeout.connect(self.refresh_sidebar)
+        self._build_menus()
+        self._restore_state()
+
+    # ----- building -------------------------------------------------------------------------------
+    def _welcome_page(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        title = QLabel("<h2>Reverie</h2><p>Open an agent's memory workspace: MEMORY.md, daily logs, sessions, "
+                       "checkpoints and hand-offs.</p>")
+        title.setWordWrap(True)
+        open_button = QPushButton("Open workspace…")
+        open_button.clicked.connect(self.choose_workspace)
+        self.recent_list = QListWidget()
+        self.recent_list.itemActivated.connect(lambda item: self.open_workspace(item.text()))
+        self.recent_list.itemDoubleClicked.connect(lambda item: self.open_workspace(item.text()))
+        layout.addWidget(title)
+        layout.addWidget(open_button)
+        layout.addWidget(QLabel("Recent workspaces"))
+        layout.addWidget(self.recent_list, 1)
+        return page
+
+    def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self.open_action = self._action(file_menu, "&Open workspace…", self.choose_workspace, QKeySequence.StandardKey.Open)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.save_action = self._action(file_menu, "&Save", self.save_current, QKeySequence.StandardKey.Save)
+        self._action(file_menu, "Close tab", lambda: self.close_tab(self.tabs.currentIndex()),
+                     QKeySequence.StandardKey.Close)
+        file_menu.addSeparator()
+        self._action(file_menu, "Se&ttings…", self.show_settings, QKeySequence.StandardKey.Preferences)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        edit_menu = bar.addMenu("&Edit")
+        self.undo_action = self._action(edit_menu, "&Undo", self.undo, QKeySequence.StandardKey.Undo,
+                                        "Undo typing, or the last saved change of this file")
+        self._action(edit_menu, "Undo last saved change", self.undo_saved_change)
+        self._action(edit_menu, "History of this file…", self.show_history)
+        self.find_action = self._action(edit_menu, "&Find…", self.show_search, QKeySequence.StandardKey.Find)
+        view_menu = bar.addMenu("&View")
+        self._action(view_menu, "MEMORY.md", lambda: self.open_location("MEMORY.md"), "Ctrl+1")
+        self._action(view_menu, "Dreams", lambda: self.open_view("dreams", ""), "Ctrl+2")
+        self._action(view_menu, "Search", self.show_search, "Ctrl+3")
+        self._action(view_menu, "Flush record", lambda: self.open_location(".reverie/flushes.jsonl"))
+        self._action(view_menu, "Chat panel", self.toggle_chat, "Ctrl+Shift+C")
+        dream_menu = bar.addMenu("&Dream")
+        self._action(dream_menu, "Dream &now", self.dream_now, "Ctrl+Shift+D")
+        self._action(dream_menu, "&Cancel dream", lambda: self.controller and self.controller.cancel_dream())
+        self._action(dream_menu, "Run maintenance now", lambda: self.controller and self.controller.start_maintenance())
+        self._update_recent()
+
+    # ----- state between runs -----------------------------------------------------------------------
+    def _restore_state(self) -> None:
+        geometry = self.qsettings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = self.qsettings.value("window/state")
+        if state is not None:
+            self.restoreState(state)
+        self._splitter_restored = False
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        # Splitter sizes are only right once the window has its restored size: apply them on first show.
+        if not self._splitter_restored:
+            self._splitter_restored = True
+            splitter = self.qsettings.value("window/splitter")
+            if splitter is not None:
+                self.splitter.restoreState(splitter)
+
+    def save_state(self) -> None:
+        self.qsettings.setValue("window/geometry", self.saveGeometry())
+        self.qsettings.setValue("window/state", self.saveState())
+        self.qsettings.setValue("window/splitter", self.splitter.saveState())
+        memory = self.views.get("MEMORY.md")
+        if memory is not None and hasattr(memory, "split"):
+            self.qsettings.setValue("memory/splitter", memory.split.saveState())
+        self.qsettings.sync()
+
+    def recent(self) -> list[str]:
+        value = self.qsettings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _remember(self, path: str) -> None:
+        paths = [path] + [p for p in self.recent() if p != path]
+        self.qsettings.setValue("recent", paths[:MAX_RECENT])
+        self._update_recent()
+
+    def _update_recent(self) -> None:
+        self.recent_menu.clear()
+        self.recent_list.clear()
+        for path in self.recent():
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _checked=False, p=path: self.open_workspace(p))
+            self.recent_list.addItem(path)
+        self.recent_menu.setEnabled(bool(self.recent()))
+
+    # ----- opening and closing a workspace ------------------------------------------------------------
+    def choose_workspace(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open a memory workspace", self.recent()[0]
+                                                  if self.recent() else str(Path.home()))
+        if folder:
+            self.open_workspace(folder)
+
+    def open_workspace(self, path: str | Path, *, model: str = "") -> bool:
+        from core.workspace import Workspace
+        from desktop.controller import WorkspaceController
+
+        try:
+            ws = Workspace.open(path)
+        except CoreError as exc:
+            QMessageBox.warning(self, "Cannot open the workspace", str(exc))
+            return False
+        if not self.close_workspace():
+            ws.close()
+            return False
+        if model:
+            ws.settings = ws.settings.replace("model", model=model)
+        controller = WorkspaceController(ws, parent=self, **self.controller_options)
+        self.controller = controller
+        controller.changed.connect(self._on_changes)
+        controller.filesChanged.connect(self._on_files_changed)
+        controller.indexState.connect(self.status.index.setText)
+        controller.modelState.connect(self.status.model.setText)
+        controller.scheduleStatus.connect(lambda s: self.status.show_schedule(s, controller.now()))
+        controller.errorOccurred.connect(lambda text: self.status.showMessage(text, 8000))
+        controller.dreamStarted.connect(lambda why: self.status.showMessage(f"Dreaming ({why})…", 5000))
+        self.status.model.setText(controller.model.state)
+        self.setWindowTitle(f"Reverie — {ws.root.name}")
+        self.welcome.hide()
+        self.tabs.show()
+        self._remember(str(ws.root))
+        controller.start()
+        self.refresh_sidebar()
+        self.open_location("MEMORY.md")
+        self.workspaceOpened.emit(controller)
+        return True
+
+    def close_workspace(self) -> bool:
+        """Close every view (asking about unsaved edits) and stop the controller. False: the person said no."""
+        if self.controller is None:
+            return True
+        for view in list(self.views.values()):
+            if hasattr(view, "close_request") and not view.close_request():
+                return False
+        for view in list(self.views.values()):
+            if hasattr(view, "flush_recovery"):
+                view.flush_recovery()
+        self.save_state()
+        controller, self.controller = self.controller, None
+        while self.tabs.count():
+            widget = self.tabs.widget(0)
+            self.tabs.removeTab(0)
+            widget.deleteLater()
+        self.views.clear()
+        if self.chat is not None:
+            self.chat_dock.setWidget(None)
+            self.chat.deleteLater()
+            self.chat = None
+        controller.shutdown()
+        controller.deleteLater()
+        self.status.reset()
+        self.tabs.hide()
+        self.welcome.show()
+        self.setWindowTitle("Reverie")
+        return True
+
+    def closeEvent(self, event) -> None:
+        had_workspace = self.controller is not None
+        if not self.close_workspace():       # saves the window state while the views are still there
+            event.ignore()
+            return
+        if not had_workspace:
+            self.save_state()
+        event.accept()
+
+    # ----- the sidebar --------------------------------------------------------------------------------
+    def refresh_sidebar(self) -> None:
+        controller = self.controller
+        if controller is None:
+            return
+        controller.submit(lambda ctx: scan(controller.ws), name="scan workspace",
+                          on_finished=lambda listing: self.controller is controller and self.sidebar.populate(listing),
+                          on_failed=lambda exc: self.status.showMessage(f"Listing the workspace: {exc}", 8000))
+
+    # ----- views ----------------------------------------------------------------------------------------
+    def open_view(self, kind: str, rel: str) -> QWidget | None:
+        if self.controller is None:
+            return None
+        if kind == "search":
+            return self.show_search()
+        if kind == "dreams":
+            return self._view("dreams", "Dreams", lambda: self._make("dreams", ""))
+        return self.open_location(rel, kind=kind)
+
+    def open_location(self, rel: str, line: int = 0, *, kind: str = "") -> QWidget | None:
+        """Open the view that shows `rel` (a workspace path) and go to `line`."""
+        if self.controller is None or not rel:
+            return None
+        kind = kind or view_kind(rel)
+        key = f"checkpoints/{rel.split('/')[1]}" if kind == "checkpoint" and rel.count("/") >= 1 else rel
+        title = key.rsplit("/", 1)[-1] if kind != "checkpoint" else f"checkpoints · {key.split('/')[-1]}"
+        view = self._view(key, title, lambda: self._make(kind, key))
+        if view is not None and line and hasattr(view, "goto_line"):
+            view.goto_line(line)
+        return view
+
+    def _view(self, key: str, title: str, make) -> QWidget | None:
+        view = self.views.get(key)
+        if view is None:
+            view = make()
+            if view is None:
+                return None
+            self.views[key] = view
+            index = self.tabs.addTab(view, title)
+            self.tabs.setTabToolTip(index, key or title)
+            if hasattr(view, "openRequested"):
+                view.openRequested.connect(lambda path, line: self.open_location(path, line))
+            if hasattr(view, "dirtyChanged"):
+                view.dirtyChanged.connect(lambda dirty, v=view, t=title: self._mark_dirty(v, t, dirty))
+        self.tabs.setCurrentWidget(view)
+        return view
+
+    def _make(self, kind: str, rel: str) -> QWidget | None:
+        from desktop.views import factory
+
+        view = factory.make_view(self.controller, kind, rel)
+        if kind == "memory" and view is not None:
+            state = self.qsettings.value("memory/splitter")
+            if state is not None:
+                view.split.restoreState(state)
+        return view
+
+    def _mark_dirty(self, view: QWidget, title: str, dirty: bool) -> None:
+        index = self.tabs.indexOf(view)
+        if index >= 0:
+            self.tabs.setTabText(index, f"• {title}" if dirty else title)
+
+    def close_tab(self, index: int) -> None:
+        view = self.tabs.widget(index)
+        if view is None or (hasattr(view, "close_request") and not view.close_request()):
+            return
+        self.tabs.removeTab(index)
+        for key, value in list(self.views.items()):
+            if value is view:
+                del self.views[key]
+        view.deleteLater()
+
+    def current_view(self) -> QWidget | None:
+        return self.tabs.currentWidget()
+
+    def show_search(self):
+        view = self._view("search", "Search", lambda: self._make("search", ""))
+        if view is not None:
+            view.focus_query()
+        return view
+
+    def toggle_chat(self) -> None:
+        if self.controller is None:
+            return
+        if self.chat is None:
+            from desktop.views.chat_panel import ChatPanel
+
+            self.chat = ChatPanel(self.controller)
+            self.chat_dock.setWidget(self.chat)
+        self.chat_dock.setVisible(not self.chat_dock.isVisible())
+
+    def dream_now(self) -> None:
+        if self.controller is not None:
+            self.open_view("dreams", "")
+            self.controller.start_dream(reason="asked for")
+
+    def show_settings(self) -> None:
+        if self.controller is None:
+            return
+        from desktop.settings_dialog import SettingsDialog
+
+        SettingsDialog(self.controller, self).open()
+
+    # ----- editing commands --------------------------------------------------------------------------------
+    def save_current(self) -> None:
+        view = self.current_view()
+        target = getattr(view, "json_editor", None) or view
+        if target is not None and hasattr(target, "save"):
+            target.save()
+
+    def undo(self) -> None:
+        """Undo typing in the focused text; with nothing to undo there, the last saved change of the file."""
+        focus = QApplication.focusWidget()
+        if isinstance(focus, QPlainTextEdit) and not focus.isReadOnly() and focus.document().isUndoAvailable():
+            focus.undo()
+            return
+        self.undo_saved_change()
+
+    def undo_saved_change(self) -> None:
+        view = self.current_view()
+        target = getattr(view, "json_editor", None) or view
+        if target is not None and hasattr(target, "undo_last_change"):
+            target.undo_last_change()
+
+    def show_history(self) -> None:
+        view = self.current_view()
+        target = getattr(view, "json_editor", None) or view
+        if target is not None and hasattr(target, "show_history"):
+            target.show_history()
+
+    # ----- fan-out of changes --------------------------------------------------------------------------------
+    def _on_changes(self, changes) -> None:
+        self._notify(list(changes.paths), set(changes.kinds))
+
+    def _on_files_changed(self, paths: list[str]) -> None:
+        self._notify(paths, {kind_of(p) for p in paths})
+
+    def _notify(self, paths: list[str], kinds: set[str]) -> None:
+        for key, view in list(self.views.items()):
+            if affects(key, paths, kinds) and hasattr(view, "check_disk"):
+                if key == "search" and not view.isVisible():
+                    continue
+                view.check_disk()
+        if kinds - {"index", "settings", "memory"} or any(p.startswith(".reverie/") for p in paths):
+            self._sidebar_timer.start()
+
+
+def view_kind(rel: str) -> str:
+    kind = kind_of(rel)
+    if rel == ".reverie/flushes.jsonl":
+        return "flushes"
+    if kind == "session":
+        return "session" if rel.endswith(".log.jsonl") else "text"
+    if kind == "evicted":
+        return "text"
+    if kind in ("progress", "file", "private"):
+        return "file" if rel.endswith(".md") else "text"
+    return kind
+
+
+def affects(key: str, paths: list[str], kinds: set[str]) -> bool:
+    """Whether a change of `paths` concerns the view opened under `key`."""
+    if key == "dreams":
+        return "proposal" in kinds or any(p.startswith((".reverie/proposals", ".reverie/dreams")) for p in paths)
+    if key == "search":
+        return bool(kinds & {"memory", "daily", "session", "progress", "index"})
+    if key.startswith("checkpoints/"):
+        return any(p == key or p.startswith(key + "/") for p in paths)
+    if key.startswith("handoffs/"):
+        return any(p.startswith("handoffs/") for p in paths)
+    return key in paths or any(p.endswith("/") and key.startswith(p) for p in paths)

@@ -1,0 +1,148 @@
+"""The chat panel: talk to the local HarnessAgent, the in-app agent whose idleness the scheduler tracks.
+
+Each turn runs on the task pool (the model, tool calls, compaction and flush all
+happen there); tool calls and the answer arrive as progress events and are shown
+as they come. Every turn tells the idle monitor the agent is active, so no
+scheduled dream starts during a conversation. "Stop" cancels the turn between
+steps; "End session" offloads and flushes the conversation and counts the
+session toward the dream gates.
+"""
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from core.cancel import Cancelled
+from desktop import theme
+
+
+class ChatPanel(QWidget):
+    turnFinished = Signal(object)     # TurnResult, or the exception
+    sessionEnded = Signal(object)
+
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.agent = None
+        self.turn = None
+        self.transcript = QTextBrowser()
+        self.transcript.setOpenExternalLinks(False)
+        self.input = QLineEdit()
+        self.input.setPlaceholderText("Ask the agent (it reads and writes this workspace's memory)…")
+        self.input.returnPressed.connect(self.send)
+        self.send_button = QPushButton("Send")
+        self.send_button.clicked.connect(self.send)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        self.end_button = QPushButton("End session")
+        self.end_button.setToolTip("Flush what is worth keeping into today's log and start a new session")
+        self.end_button.setEnabled(False)
+        self.end_button.clicked.connect(self.end_session)
+        self.status = QLabel("")
+        row = QHBoxLayout()
+        row.addWidget(self.input, 1)
+        row.addWidget(self.send_button)
+        row.addWidget(self.stop_button)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.status, 1)
+        buttons.addWidget(self.end_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.transcript, 1)
+        layout.addLayout(row)
+        layout.addLayout(buttons)
+
+    # ----- showing -------------------------------------------------------------------------------
+    def _append(self, role: str, text: str, *, small: bool = False) -> None:
+        c = theme.colors()
+        colour = {"you": c.user, "agent": c.assistant, "tool": c.tool}.get(role, c.system)
+        body = html.escape(text).replace("\n", "<br>")
+        size = " style='font-size:small'" if small else ""
+        self.transcript.append(f"<p{size}><b style='color:{colour}'>{html.escape(role)}</b> {body}</p>")
+        self.transcript.moveCursor(QTextCursor.MoveOperation.End)
+
+    def _event(self, event) -> None:
+        kind, data = event
+        if kind == "tool":
+            error = f" — error: {data.get('error')}" if data.get("error") else ""
+            result = str(data.get("result") or "")
+            self._append("tool", f"{data.get('name')}({data.get('arguments')}){error}\n"
+                                 f"{result[:400] + ('…' if len(result) > 400 else '')}", small=True)
+        elif kind in ("policy", "overflow", "restart"):
+            self._append("harness", f"{kind}: {data}", small=True)
+
+    # ----- a turn ----------------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.turn is not None and not self.turn.done
+
+    def send(self, text: str | None = None):
+        text = (text if isinstance(text, str) else self.input.text()).strip()
+        if not text or self.busy:
+            return None
+        self.input.clear()
+        self._append("you", text)
+        self._set_busy(True, "thinking…")
+        self.controller.note_agent_turn()
+        controller = self.controller
+
+        def job(ctx):
+            if self.agent is None:
+                from core.harness.agent import HarnessAgent
+
+                self.agent = HarnessAgent(controller.ws, controller.model.client())
+            agent = self.agent
+            # This turn's token reaches every model call the agent, its compactor and its flusher make.
+            agent.cancel = agent.compactor.cancel = agent.flusher.cancel = ctx.token
+            agent.on_event = lambda kind, data: ctx.progress((kind, data))
+            return agent.run_turn(text)
+
+        self.turn = controller.submit(job, name="chat turn", on_progress=self._event, on_finished=self._answered,
+                                      on_failed=self._failed)
+        return self.turn
+
+    def _answered(self, result) -> None:
+        self._set_busy(False, f"{result.steps} step(s)" + (f" · {result.forced}" if result.forced else ""))
+        self._append("agent", result.answer)
+        self.controller.note_agent_turn()
+        self.end_button.setEnabled(True)
+        self.turnFinished.emit(result)
+
+    def _failed(self, exc) -> None:
+        self._set_busy(False, "")
+        self._append("harness", "stopped." if isinstance(exc, Cancelled) else f"the turn failed: {exc}")
+        self.turnFinished.emit(exc)
+
+    def stop(self) -> None:
+        if self.busy:
+            self.turn.cancel("stopped by the person")
+
+    def _set_busy(self, on: bool, status: str) -> None:
+        self.send_button.setEnabled(not on)
+        self.input.setEnabled(not on)
+        self.stop_button.setEnabled(on)
+        self.end_button.setEnabled(not on and self.agent is not None)
+        self.status.setText(status)
+
+    def end_session(self):
+        agent = self.agent
+        if agent is None or self.busy:
+            return None
+        self._set_busy(True, "ending the session (flush, offload)…")
+
+        def job(ctx):
+            agent.cancel = agent.compactor.cancel = agent.flusher.cancel = ctx.token
+            return agent.end_session()
+
+        def done(result) -> None:
+            self.agent = None
+            self._set_busy(False, "session ended")
+            self._append("harness", f"session ended: {result.summary[:300]}", small=True)
+            self.controller.publish_session_end()
+            self.sessionEnded.emit(result)
+        self.turn = self.controller.submit(job, name="end session", on_finished=done, on_failed=self._failed)
+        return self.turn
