@@ -10,7 +10,8 @@ Quoting makes every word a literal: `AND(`, `NEAR`, `-`, `*`, `col:` and
 control characters can never reach the FTS5 parser as syntax.
 
 Common English function words are dropped from the OR (they would match most
-lines and only add noise and time), unless the query has nothing else.
+lines and only add noise and time), unless the query has nothing else. The
+work per query is bounded at any index size (see plan()).
 
 Snippets mark matched words with « and » (brackets would clash with the
 `[10:42]` times of daily logs). Matching there is by word prefix, a close
@@ -84,42 +85,114 @@ def parse_query(text: str) -> Query:
     return Query(tuple(terms), tuple(marks))
 
 
+RANK_BUDGET = 1_000      # at most ~this many rows are scored by bm25 per query (3-5 µs each here)
+
+
+def _count(conn: sqlite3.Connection, expression: str, cap: int) -> int:
+    """How many rows match, counting no further than `cap` (cheap: no scoring)."""
+    return conn.execute("SELECT count(*) FROM (SELECT 1 FROM lines_fts WHERE lines_fts MATCH ? LIMIT ?)",
+                        (expression, cap)).fetchone()[0]
+
+
+def plan(conn: sqlite3.Connection, query: Query, budget: int = RANK_BUDGET) -> tuple[str, bool]:
+    """(FTS5 expression, ranked?) that keeps the work of one query bounded at any index size.
+
+    bm25 must score every matching row before ORDER BY can pick the best, and an
+    OR of common words matches most of a large index (its context column holds
+    five lines' words). So: the OR of all words when it matches at most
+    `budget` rows (always so in a small workspace); otherwise the OR of the
+    rarest words that together stay within the budget, plus every line holding
+    all the words when those are few; and when even that is too much (a query
+    of only very common words), the lines holding all of them, newest first.
+    """
+    full = query.match
+    if len(query.terms) == 1 or _count(conn, full, budget + 1) <= budget:
+        if len(query.terms) == 1 and _count(conn, full, budget + 1) > budget:
+            return full, False
+        return full, True
+    counts = sorted((_count(conn, term, budget + 1), term) for term in query.terms)
+    rare, used = [], 0
+    for count, term in counts:
+        if used + count > budget:
+            break
+        rare.append(term)
+        used += count
+    every = " AND ".join(query.terms)
+    parts = list(rare)
+    if _count(conn, every, budget - used + 1) <= budget - used:
+        parts.append(f"({every})")
+    if parts:
+        return " OR ".join(parts), True
+    return every, False
+
+
 def search(conn: sqlite3.Connection, query: Query, limit: int, context_weight: float) -> list[tuple[int, float]]:
-    """(rowid, score) best first; score is -bm25, so higher is better."""
+    """(rowid, score) best first; score is -bm25 (higher is better), or 0 for newest-first answers."""
     if query.empty:
         return []
+    expression, ranked = plan(conn, query)
+    if not ranked:
+        rows = conn.execute("SELECT rowid FROM lines_fts WHERE lines_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+                            (expression, limit)).fetchall()
+        return [(rowid, 0.0) for (rowid,) in rows]
     rows = conn.execute(
         "SELECT rowid, bm25(lines_fts, 1.0, ?) AS s FROM lines_fts WHERE lines_fts MATCH ? ORDER BY s LIMIT ?",
-        (context_weight, query.match, limit)).fetchall()
+        (context_weight, expression, limit)).fetchall()
     return [(rowid, -score) for rowid, score in rows]
 
 
 # ----- highlighting ----------------------------------------------------------------------------
 @functools.lru_cache(maxsize=512)
-def _pattern(marks: tuple[str, ...]) -> re.Pattern | None:
-    """One regex for all of a query's marks: a Latin term matches words sharing its stem-ish prefix."""
-    word = f"[^\\W_{cjk._CJK_CLASS}]"   # a Latin-ish word character (CJK characters are words on their own)
-    parts = []
+def _patterns(marks: tuple[str, ...]):
+    """(Latin regex, its word prefixes, its whole words, CJK regex) for a query's marks.
+
+    A Latin term of 4+ letters matches words that share its stem-ish prefix;
+    shorter ones match whole words. Word boundaries are checked in Python (see
+    spans): a character class holding all of CJK costs ~20 ms to compile.
+    """
+    latin, prefixes, exact, pieces = [], [], set(), []
     for mark in marks:
         if cjk.has_cjk(mark):
-            parts.append(re.escape(mark))
+            pieces.append(re.escape(mark))
         elif len(mark) >= 4:
-            parts.append(f"(?<!{word})" + re.escape(mark[: max(4, len(mark) - 2)]) + f"{word}*")
+            prefixes.append(mark[: max(4, len(mark) - 2)])
+            latin.append(re.escape(prefixes[-1]) + r"[^\W_]*")
         else:
-            parts.append(f"(?<!{word})" + re.escape(mark) + f"(?!{word})")
-    if not parts:
-        return None
-    # Longest first, so "deploy" wins over "de" where both could match.
-    parts.sort(key=len, reverse=True)
-    return re.compile("|".join(parts), re.IGNORECASE)
+            exact.add(mark)
+            latin.append(re.escape(mark) + r"[^\W_]*")
+    by_length = lambda items: sorted(items, key=len, reverse=True)   # noqa: E731  longest alternative first
+    return (re.compile("|".join(by_length(latin)), re.IGNORECASE) if latin else None, tuple(prefixes),
+            frozenset(exact), re.compile("|".join(by_length(pieces))) if pieces else None)
+
+
+def _latin_word_char(ch: str) -> bool:
+    return ch.isalnum() and not cjk.has_cjk(ch)
 
 
 def spans(text: str, query: Query) -> list[tuple[int, int]]:
     """Character ranges of `text` that match the query, sorted and not overlapping."""
-    pattern = _pattern(query.marks)
-    if pattern is None:
-        return []
-    return [m.span() for m in pattern.finditer(text) if m.end() > m.start()]
+    latin, prefixes, exact, pieces = _patterns(query.marks)
+    found = []
+    if latin is not None:
+        for match in latin.finditer(text):
+            start, end = match.span()
+            if start > 0 and _latin_word_char(text[start - 1]):
+                continue   # inside a word
+            while end > start and cjk.has_cjk(text[end - 1]):
+                end -= 1   # "Orion项目": the Latin word ends where the Chinese starts
+            word = text[start:end].lower()
+            if word in exact or any(word.startswith(p) for p in prefixes):
+                found.append((start, end))
+    if pieces is not None:
+        found.extend(m.span() for m in pieces.finditer(text))
+    found.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in found:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def snippet(text: str, query: Query, width: int = SNIPPET_CHARS) -> str:

@@ -71,18 +71,21 @@ def collapse(ordered: list[int], texts: dict[int, str], vectors: dict[int, np.nd
     """The first `keep` ids of `ordered` with near-duplicates of better ones removed."""
     kept: list[int] = []
     seen_text: set[str] = set()
-    kept_vectors: list[np.ndarray] = []
+    dim = next((len(v) for v in vectors.values()), 0)
+    kept_vectors = np.zeros((keep, dim), dtype=np.float32)
+    n_vectors = 0
     for row_id in ordered:
         norm = normal_text(texts.get(row_id, ""))
         if norm and norm in seen_text:
             continue
         vector = vectors.get(row_id)
-        if vector is not None and kept_vectors and float(np.max(np.stack(kept_vectors) @ vector)) >= threshold:
+        if vector is not None and n_vectors and float(np.max(kept_vectors[:n_vectors] @ vector)) >= threshold:
             continue
         kept.append(row_id)
         seen_text.add(norm)
         if vector is not None:
-            kept_vectors.append(vector)
+            kept_vectors[n_vectors] = vector
+            n_vectors += 1
         if len(kept) >= keep:
             break
     return kept

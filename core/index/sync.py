@@ -77,10 +77,31 @@ class Syncer:
             report.merge(self._remove(rel))
         if progress is not None:
             progress(len(files), len(files), "")
+        self._maintain(report)
         report.seconds = time.perf_counter() - started
         if report.rows_written:
             self._on_pending()
         return report
+
+    def _maintain(self, report: SyncReport) -> None:
+        """Keep queries fast and the cache bounded after a large change.
+
+        FTS5 keeps every transaction's rows (and deletions) as a new segment and a
+        query reads them all: after re-deriving a whole workspace a query was 20x
+        slower (49 ms -> 2.5 ms once merged). Cached vectors of texts no line has
+        any more are kept (an undo brings them back for free) until they
+        outnumber the live ones.
+        """
+        churn = report.rows_written + report.rows_deleted
+        if churn < 1000:
+            return
+        with self.db.write_lock:
+            with self.db.write() as conn:
+                conn.execute("INSERT INTO lines_fts(lines_fts) VALUES('optimize')")
+                live = conn.execute("SELECT count(DISTINCT ehash) FROM lines").fetchone()[0]
+                cached = conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+                if cached > 2 * live + 1000:
+                    conn.execute("DELETE FROM embeddings WHERE hash NOT IN (SELECT ehash FROM lines)")
 
     def reindex_file(self, rel: str) -> SyncReport:
         started = time.perf_counter()
