@@ -188,7 +188,7 @@ def spans(text: str, query: Query) -> list[tuple[int, int]]:
     found.sort()
     merged: list[tuple[int, int]] = []
     for start, end in found:
-        if merged and start <= merged[-1][1]:
+        if merged and start < merged[-1][1]:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
             merged.append((start, end))
