@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Callable
 
 from models.catalog import CatalogEntry
-from models.errors import DownloadError
+from models.errors import DownloadError, ModelFileError
+from models.gguf_meta import read_gguf_info
 from models.locate import models_dir
 
 Progress = Callable[[int, int], None]      # (bytes done, bytes total or 0)
@@ -69,8 +70,8 @@ def _total_from(response, offset: int) -> int:
     return offset + int(length) if length else 0
 
 
-def _transfer(url: str, part: Path, headers: dict, digest, progress: Progress | None, timeout: float) -> int:
-    """Append the rest of `url` to `part`. Returns the total size (0 when the server did not say)."""
+def _transfer(url: str, part: Path, headers: dict, state: dict, progress: Progress | None, timeout: float) -> int:
+    """Append the rest of `url` to `part`, hashing into state["digest"]. Returns the total size."""
     offset = part.stat().st_size if part.exists() else 0
     request = urllib.request.Request(url, headers={**headers, **({"Range": f"bytes={offset}-"} if offset else {})})
     try:
@@ -83,7 +84,7 @@ def _transfer(url: str, part: Path, headers: dict, digest, progress: Progress | 
         if offset and response.status != 206:
             # The server ignored the Range header: start again from the first byte.
             offset = 0
-            digest.__init__()
+            state["digest"] = hashlib.sha256()
             part.write_bytes(b"")
         total = _total_from(response, offset)
         done = offset
@@ -93,7 +94,7 @@ def _transfer(url: str, part: Path, headers: dict, digest, progress: Progress | 
                 if not block:
                     break
                 out.write(block)
-                digest.update(block)
+                state["digest"].update(block)
                 done += len(block)
                 if progress:
                     progress(done, total)
@@ -110,11 +111,11 @@ def download_url(url: str, dest: Path, *, sha256: str = "", size: int = 0, progr
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = dest.with_name(dest.name + ".part")
-    digest = _hash_existing(part)
+    state = {"digest": _hash_existing(part)}
     last_error: Exception | None = None
     for attempt in range(retries + 1):
         try:
-            total = _transfer(url, part, headers or {}, digest, progress, timeout)
+            total = _transfer(url, part, headers or {}, state, progress, timeout)
             break
         except DownloadError:
             raise
@@ -130,7 +131,7 @@ def download_url(url: str, dest: Path, *, sha256: str = "", size: int = 0, progr
     if size and have != size and total == have:
         part.unlink(missing_ok=True)
         raise DownloadError(f"{dest.name}: got {have:,} bytes, expected {size:,}; deleted, try again", path=dest)
-    actual = digest.hexdigest()
+    actual = state["digest"].hexdigest()
     if sha256 and actual != sha256.lower():
         part.unlink(missing_ok=True)
         raise DownloadError(f"{dest.name} failed its checksum (sha256 {actual[:12]}…, expected {sha256[:12]}…); "
@@ -147,4 +148,11 @@ def download_entry(entry: CatalogEntry, *, endpoint: str | None = None, progress
         return dest
     url = entry_url(entry, endpoint)
     expected = entry.sha256 or published_sha256(url)
-    return download_url(url, dest, sha256=expected, progress=progress, timeout=timeout, headers=_hf_headers())
+    path = download_url(url, dest, sha256=expected, progress=progress, timeout=timeout, headers=_hf_headers())
+    try:   # with no checksum to go by, at least never keep a file that is not a whole GGUF model
+        read_gguf_info(path)
+    except ModelFileError as exc:
+        path.unlink(missing_ok=True)
+        raise DownloadError(f"the download of {entry.id} is not a usable model and was deleted: {exc}",
+                            path=path) from exc
+    return path

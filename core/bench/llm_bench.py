@@ -21,9 +21,9 @@ import time
 SCHEMA = {
     "type": "object",
     "properties": {
-        "facts": {"type": "array", "maxItems": 4, "items": {
+        "facts": {"type": "array", "maxItems": 3, "items": {
             "type": "object",
-            "properties": {"text": {"type": "string", "maxLength": 120},
+            "properties": {"text": {"type": "string", "maxLength": 80},
                            "section": {"enum": ["User profile", "Preferences", "Decisions", "Learnings", "Projects"]}},
             "required": ["text", "section"], "additionalProperties": False}},
     },
@@ -41,27 +41,31 @@ def register(sub) -> None:
     p.add_argument("--prompt-tokens", type=int, default=256, help="prompt length for prefill/decode")
     p.add_argument("--decode-tokens", type=int, default=96)
     p.add_argument("--prefix-tokens", type=int, default=1500, help="shared prefix for the TTFT figure")
-    p.add_argument("--json-tokens", type=int, default=96, help="max tokens of a structured reply")
+    p.add_argument("--json-tokens", type=int, default=200, help="max tokens of a structured reply")
     p.add_argument("--json-runs", type=int, default=3, help="structured prompts per mode")
-    p.add_argument("--repeat", type=int, default=2, help="runs per speed figure (the best counts)")
+    p.add_argument("--repeat", type=int, default=3, help="runs per speed figure (the best counts)")
     p.add_argument("--context", type=int, default=4096)
     p.add_argument("--threads", type=int, default=0, help="0 = physical cores")
     p.add_argument("--no-naive-grammar", action="store_true", help="skip llama.cpp's plain grammar sampler figure")
     p.set_defaults(func=cmd_bench_llm)
 
 
-def filler(tokens_wanted: int, seed: int) -> str:
+def filler(tokens_wanted: int, seed: int, count=None) -> str:
+    """Memory-file-like bullets of about `tokens_wanted` tokens (`count`: the model's own counter)."""
     rng = random.Random(seed)
-    lines, words = [], 0
-    while words < tokens_wanted * 0.7:   # about 1.4 tokens a word for this vocabulary
-        line = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14)))
-        lines.append(f"- {line.capitalize()} <!-- id:m-{rng.randrange(16**4):04x} -->")
-        words += line.count(" ") + 1
-    return "\n".join(lines)
+    lines: list[str] = []
+    count = count or (lambda text: len(text) // 4)
+    while True:
+        for _ in range(8):
+            line = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14)))
+            lines.append(f"- {line.capitalize()} <!-- id:m-{rng.randrange(16**4):04x} -->")
+        text = "\n".join(lines)
+        if count(text) >= tokens_wanted:
+            return text
 
 
-def decode_messages(prompt_tokens: int, seed: int) -> list[dict]:
-    return [{"role": "system", "content": "You rewrite notes.\n" + filler(prompt_tokens, seed)},
+def decode_messages(prompt_tokens: int, seed: int, count=None) -> list[dict]:
+    return [{"role": "system", "content": "You rewrite notes.\n" + filler(prompt_tokens, seed, count)},
             {"role": "user", "content": "Write a long, detailed story about these notes."}]
 
 
@@ -80,12 +84,17 @@ def plain_loop(llm, tokens: list[int], count: int) -> dict:
     try:
         started = time.perf_counter()
         for i in range(0, len(tokens), llm.n_batch):
-            chunk = tokens[i:i + llm.n_batch]
-            lib.llama_decode(ctx, lib.llama_batch_get_one((lib.llama_token * len(chunk))(*chunk), len(chunk)))
+            chunk = (lib.llama_token * len(tokens[i:i + llm.n_batch]))(*tokens[i:i + llm.n_batch])
+            # the batch only points at `chunk`: keep it referenced until llama_decode returns
+            if lib.llama_decode(ctx, lib.llama_batch_get_one(chunk, len(chunk))) != 0:
+                raise RuntimeError("llama_decode failed on the prompt")
         token = lib.llama_sampler_sample(sampler, ctx, -1)
         first = time.perf_counter()
+        one = (lib.llama_token * 1)()
         for _ in range(count - 1):
-            lib.llama_decode(ctx, lib.llama_batch_get_one((lib.llama_token * 1)(token), 1))
+            one[0] = token
+            if lib.llama_decode(ctx, lib.llama_batch_get_one(one, 1)) != 0:
+                raise RuntimeError("llama_decode failed")
             token = lib.llama_sampler_sample(sampler, ctx, -1)
         done = time.perf_counter()
     finally:
@@ -111,36 +120,38 @@ def naive_grammar(llm, tokens: list[int], gbnf: str, max_tokens: int) -> float:
     return count / max(time.perf_counter() - first, 1e-9) if first and count else 0.0
 
 
-def structured_runs(client, runs: int, max_tokens: int) -> dict:
-    tokens = seconds = 0.0
-    attempts = valid = 0
-    for i in range(runs):
+def json_round(client, i: int, max_tokens: int, totals: dict) -> None:
+    """Prompt i free, then with the schema in each mode; adds to totals[mode] = [tokens, seconds, attempts, valid].
+
+    Structured speed is effective: the accepted reply's tokens over all time after the first
+    token, so a retry's prompt and wasted tokens count against it.
+    """
+    reply = client.complete(json_messages(i), max_tokens=max_tokens, temperature=0.0)
+    totals["free"][0] += reply.completion_tokens
+    totals["free"][1] += reply.extra["decode_seconds"]
+    for mode in ("grammar", "retry"):
+        client.json_mode = mode
         try:
             reply = client.complete(json_messages(i), max_tokens=max_tokens, temperature=0.0, json_schema=SCHEMA)
-        except Exception as exc:   # StructuredOutputError counts as an invalid run
-            print(f"  structured run {i}: no valid reply ({exc})")
+        except Exception as exc:   # StructuredOutputError: an invalid run
+            print(f"  json {mode} run {i}: no valid reply ({exc})")
             continue
-        valid += 1
-        attempts += reply.extra.get("attempts", 1)
-        tokens += reply.completion_tokens
-        seconds += reply.extra["decode_seconds"]
-    return {"tps": tokens / seconds if seconds else 0.0, "valid": valid, "runs": runs,
-            "attempts": attempts / valid if valid else 0.0}
-
-
-def free_runs(client, runs: int, max_tokens: int) -> float:
-    tokens = seconds = 0.0
-    for i in range(runs):
-        reply = client.complete(json_messages(i), max_tokens=max_tokens, temperature=0.0)
-        tokens += reply.completion_tokens
-        seconds += reply.extra["decode_seconds"]
-    return tokens / seconds if seconds else 0.0
+        row = totals[mode]
+        row[0] += reply.extra["reply_tokens"]
+        row[1] += reply.extra["after_first_token_seconds"]
+        row[2] += reply.extra.get("attempts", 1)
+        row[3] += 1
 
 
 def cmd_bench_llm(args) -> int:
+    import os
+
     from core.config import ModelSettings
     from core.llm.client import LocalClient
-    from core.llm.engine import EngineConfig, load_llama, tokenize_prompt
+    from core.llm.engine import LLAMA_ENV, EngineConfig, load_llama, tokenize_prompt
+
+    for key, value in LLAMA_ENV.items():   # the plain loop runs here: same environment as the worker
+        os.environ.setdefault(key, value)
 
     settings = ModelSettings(model=args.model, context_length=args.context, n_threads=args.threads)
     client = LocalClient(settings)
@@ -148,32 +159,30 @@ def cmd_bench_llm(args) -> int:
           f"gpu_layers={client.n_gpu_layers} context={client.context_length} json_mode={client.json_mode}")
     try:
         client.load()
-        # 1. decode and prefill: our API, then the plain loop on the same prompt tokens
+        # 1. decode and prefill: our API and the plain loop on the same prompt, interleaved
+        #    (best of --repeat each, so a burst of load elsewhere does not decide the ratio)
+        llm = load_llama(EngineConfig(**{k: v for k, v in client.worker_config().items() if k != "idle_unload_s"}))
         ours = {"prefill_tps": 0.0, "decode_tps": 0.0}
-        produced, prompt_ids = args.decode_tokens, None
+        plain = {"prefill_tps": 0.0, "decode_tps": 0.0}
         for r in range(max(1, args.repeat)):
-            messages = decode_messages(args.prompt_tokens, seed=100 + r)   # a fresh prompt: no cached prefix
+            messages = decode_messages(args.prompt_tokens, 100 + r, client.count_tokens)   # fresh: nothing cached
             reply = client.complete(messages, max_tokens=args.decode_tokens, temperature=0.0)
             produced = max(2, reply.completion_tokens)
             ours["prefill_tps"] = max(ours["prefill_tps"], reply.prompt_tokens / max(reply.extra["prefill_seconds"], 1e-9))
             ours["decode_tps"] = max(ours["decode_tps"], reply.decode_tps)
-            print(f"  ours  run {r}: prompt={reply.prompt_tokens} tokens prefill={ours['prefill_tps']:.1f} tok/s "
-                  f"decode={reply.decode_tps:.1f} tok/s ({reply.completion_tokens} tokens)")
-        llm = load_llama(EngineConfig(**{k: v for k, v in client.worker_config().items() if k != "idle_unload_s"}))
-        prompt_text = client.render_prompt(decode_messages(args.prompt_tokens, seed=100))[0]
-        prompt_ids = tokenize_prompt(llm, prompt_text)
-        plain = {"prefill_tps": 0.0, "decode_tps": 0.0}
-        for r in range(max(1, args.repeat)):
+            prompt_ids = tokenize_prompt(llm, client.render_prompt(messages)[0])
             run = plain_loop(llm, prompt_ids, produced)
             plain = {k: max(plain[k], run[k]) for k in plain}
-            print(f"  plain run {r}: prefill={run['prefill_tps']:.1f} tok/s decode={run['decode_tps']:.1f} tok/s "
-                  f"({produced} tokens)")
+            print(f"  run {r}: prompt={reply.prompt_tokens} tokens, {produced} generated; "
+                  f"ours prefill={reply.prompt_tokens / max(reply.extra['prefill_seconds'], 1e-9):.1f} "
+                  f"decode={reply.decode_tps:.1f} tok/s; plain prefill={run['prefill_tps']:.1f} "
+                  f"decode={run['decode_tps']:.1f} tok/s")
         decode_ratio = ours["decode_tps"] / plain["decode_tps"] if plain["decode_tps"] else 0.0
         print(f"prefill tok/s: ours={ours['prefill_tps']:.1f} plain={plain['prefill_tps']:.1f}; "
               f"decode tok/s: ours={ours['decode_tps']:.1f} plain={plain['decode_tps']:.1f} ratio={decode_ratio:.3f}")
 
         # 2. prefix reuse: two prompts sharing a long system prompt (MEMORY.md)
-        system = "You keep an agent's memory. MEMORY.md:\n" + filler(args.prefix_tokens, seed=7)
+        system = "You keep an agent's memory. MEMORY.md:\n" + filler(args.prefix_tokens, 7, client.count_tokens)
         first = client.complete([{"role": "system", "content": system},
                                  {"role": "user", "content": "What does the user prefer to drink?"}],
                                 max_tokens=4, temperature=0.0)
@@ -185,14 +194,16 @@ def cmd_bench_llm(args) -> int:
               f"second={second.ttft_seconds:.3f} s ({second.extra['cached_tokens']} tokens reused) ratio={ttft_ratio:.3f}")
 
         # 3. structured output against free decoding
-        free_tps = free_runs(client, args.json_runs, args.json_tokens)
-        results = {}
+        totals = {mode: [0, 0.0, 0, 0] for mode in ("free", "grammar", "retry")}
+        for i in range(max(1, args.json_runs)):   # interleaved, as above
+            json_round(client, i, args.json_tokens, totals)
+        tps = {mode: row[0] / row[1] if row[1] else 0.0 for mode, row in totals.items()}
+        free_tps = tps["free"]
         for mode in ("grammar", "retry"):
-            client.json_mode = mode
-            results[mode] = structured_runs(client, args.json_runs, args.json_tokens)
-            r = results[mode]
-            print(f"json {mode:<7}: {r['tps']:.1f} tok/s, valid {r['valid']}/{r['runs']}, "
-                  f"{r['attempts']:.2f} attempts per reply")
+            row = totals[mode]
+            print(f"json {mode:<7}: {tps[mode]:.1f} tok/s effective, valid {row[3]}/{args.json_runs}, "
+                  f"{row[2] / row[3] if row[3] else 0:.2f} attempts per reply")
+        results = {mode: {"tps": tps[mode]} for mode in tps}
         client.json_mode = chosen = (settings.json_mode or (client.entry.json_mode if client.entry else "grammar"))
         if not args.no_naive_grammar:
             from llama_cpp.llama_grammar import json_schema_to_gbnf

@@ -161,7 +161,10 @@ class LocalClient:
         decode = sum(e["seconds"] - e["ttft_seconds"] for e in events)
         extra = {**extra, "cached_tokens": event["cached_tokens"], "load_seconds": sum(e["load_seconds"] for e in events),
                  "prefill_seconds": event["prefill_seconds"], "grammar_rejections": event["grammar_rejections"],
-                 "decode_seconds": decode}
+                 "decode_seconds": decode, "reply_tokens": event["completion_tokens"],
+                 # seconds after the first token of the first attempt: what retries really cost
+                 "after_first_token_seconds": (events[0]["seconds"] - events[0]["ttft_seconds"])
+                 + sum(e["seconds"] for e in events[1:])}
         return Completion(text=text, prompt_tokens=sum(e["prompt_tokens"] for e in events),
                           completion_tokens=sum(e["completion_tokens"] for e in events), seconds=seconds,
                           ttft_seconds=max(0.0, seconds - decode), finish_reason=event["finish_reason"],

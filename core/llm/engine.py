@@ -22,6 +22,12 @@ from typing import Callable
 
 from core.llm.templates import TURN_ENDS, ChatTemplate, template_for
 
+# Environment for any process that runs llama.cpp, set before llama_cpp is first imported.
+# OpenMP's default spin-waiting between graphs collapses decoding when the cores are shared
+# (GUI, embedding model, other programs): measured on 2 busy cores, SmolLM2 decoded at
+# 2-3 tok/s with 2 spinning threads, 15-17 tok/s with passive waiting, 16-18 with one thread.
+LLAMA_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
+
 RESAMPLE_TOP = 256      # rejected token: try the grammar on this many best candidates before the whole vocabulary
 
 
@@ -97,6 +103,16 @@ def cpu_has_amx() -> bool:
     return False
 
 
+def tokenize_prompt(llm, prompt: str) -> list[int]:
+    """A rendered prompt's tokens. The template writes the BOS text itself when the model
+    wants one (Gemma); add it only if missing, never twice."""
+    tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+    bos = llm.token_bos()
+    if llm._model.add_bos_token() and bos >= 0 and (not tokens or tokens[0] != bos):
+        tokens.insert(0, bos)
+    return tokens
+
+
 def load_llama(config: EngineConfig):
     """A Llama with our settings. Flash attention on llama.cpp's automatic choice."""
     import llama_cpp
@@ -126,7 +142,6 @@ class Engine:
         source, self.template_name = template_for(config.chat_format, meta.get("tokenizer.chat_template", ""))
         self.bos_id = self.llm.token_bos()
         model = self.llm._model
-        self.add_bos = bool(model.add_bos_token()) and self.bos_id >= 0
         bos_text = model.token_get_text(self.bos_id) if self.bos_id >= 0 else ""
         eos_id = self.llm.token_eos()
         eos_text = model.token_get_text(eos_id) if eos_id >= 0 else ""
@@ -139,11 +154,7 @@ class Engine:
         return self.template.render(messages)
 
     def prompt_tokens(self, prompt: str) -> list[int]:
-        # The template writes the BOS text itself when the model wants one; add it only if missing.
-        tokens = self.llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
-        if self.add_bos and (not tokens or tokens[0] != self.bos_id):
-            tokens.insert(0, self.bos_id)
-        return tokens
+        return tokenize_prompt(self.llm, prompt)
 
     def piece(self, token: int) -> bytes:
         """The bytes of one token (without special tokens' text)."""

