@@ -2,7 +2,10 @@
 
 The model sees compact inputs (the new facts, the few existing bullets related to
 each, section names) and answers with small JSON: themes for Orient, one operation
-per fact for Consolidate. Schemas are small on purpose: constrained decoding costs
+per fact for Consolidate. The operation names the fact, the relation to an existing
+bullet and a section, but writes no text: the bullet's words are the fact's own, so a
+small model can neither garble nor invent one, and its reply stays a few tokens long.
+(A reply that does carry "text" is still read, and checked against the fact.) Schemas are small on purpose: constrained decoding costs
 a lot on large vocabularies. No string length bounds: a grammar for "at most 240
 characters" nests 240 optional rules; lengths are capped when the reply is read. Replies are read defensively; anything malformed is
 dropped here and the deterministic fallback decides instead.
@@ -38,12 +41,12 @@ def orient_messages(sections: list[str], digest: str) -> list[dict]:
     system = ("You read an AI agent's new notes and name what matters for its long-term memory. "
               "Reply with JSON only.")
     user = (f"Memory sections: {', '.join(sections) or 'none yet'}\n\nNew notes:\n{digest}\n\n"
-            "Name up to 3 short items for each of: goals, decisions, patterns, preferences.")
+            "Name up to 2 short items for each of: goals, decisions, patterns, preferences.")
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def orient_schema() -> dict:
-    item = {"type": "array", "items": {"type": "string"}, "maxItems": 3}
+    item = {"type": "array", "items": {"type": "string"}, "maxItems": 2}
     return {"type": "object", "properties": {name: item for name in THEMES}, "required": list(THEMES)}
 
 
@@ -54,7 +57,8 @@ def read_orient(reply) -> dict[str, list[str]]:
         for name in THEMES:
             items = value.get(name)
             if isinstance(items, list):
-                themes[name] = [" ".join(str(i).split())[:120] for i in items if str(i).strip()][:3]
+                cleaned = (" ".join(str(i).split())[:120] for i in items if str(i).strip())
+                themes[name] = list(dict.fromkeys(cleaned))[:2]   # small models repeat themselves
     return themes
 
 
@@ -62,10 +66,10 @@ def consolidate_messages(sections: list[str], themes: dict[str, list[str]], fact
     system = ("You maintain MEMORY.md, an AI agent's long-term memory: one fact per bullet, in sections. "
               "For each new fact choose one operation:\n"
               "add - a new fact; pick its section.\n"
-              "update - the fact adds to or corrects a related bullet; target it and write the combined fact.\n"
+              "update - the fact adds to or corrects a related bullet; target it.\n"
               "supersede - the fact replaces a related bullet that is no longer true; target it.\n"
               "skip - a related bullet already says the same; target it.\n"
-              "Keep each fact short and faithful to the note. Reply with JSON only.")
+              "Reply with JSON only.")
     lines = [f"Sections: {', '.join(sections)}"]
     focus = [item for name in THEMES for item in themes.get(name, [])]
     if focus:
@@ -83,9 +87,8 @@ def consolidate_schema(n_facts: int, handles: list[str], sections: list[str]) ->
           "properties": {"fact": {"type": "integer", "enum": list(range(1, n_facts + 1))},
                          "op": {"type": "string", "enum": list(OPS)},
                          "target": {"type": "string", "enum": [""] + handles},
-                         "section": {"type": "string", "enum": sections},
-                         "text": {"type": "string"}},
-          "required": ["fact", "op", "target", "section", "text"]}
+                         "section": {"type": "string", "enum": sections}},
+          "required": ["fact", "op", "target", "section"]}
     return {"type": "object", "properties": {"ops": {"type": "array", "items": op, "maxItems": n_facts}},
             "required": ["ops"]}
 

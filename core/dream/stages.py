@@ -135,7 +135,7 @@ def orient(ctx: DreamContext) -> Progress:
     ctx.themes = {name: [] for name in prompts.THEMES}
     if ctx.material.facts:
         reply = ctx.ask(prompts.orient_messages(ctx.memory.sections, ctx.material.digest()),
-                        prompts.orient_schema(), max_tokens=160)
+                        prompts.orient_schema(), max_tokens=96)
         if reply is not None:
             ctx.themes = prompts.read_orient(reply)
     yield 2, 2, "themes: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in ctx.themes.items() if v)
@@ -198,7 +198,7 @@ def consolidate(ctx: DreamContext) -> Progress:
         sections = ctx.memory.sections or ["User profile", "Preferences", "Decisions", "Learnings", "Projects"]
         reply = ctx.ask(prompts.consolidate_messages(sections, ctx.themes, shown),
                         prompts.consolidate_schema(len(batch), list(handles), sections),
-                        max_tokens=70 * len(batch) + 24)
+                        max_tokens=32 * len(batch) + 16)
         ops = prompts.read_ops(reply) if reply is not None else []
         for number, item in enumerate(batch, start=1):
             op = next((o for o in ops if o.fact == number), None)
@@ -241,12 +241,13 @@ def decide(ctx: DreamContext, item: Prepared, op: prompts.ModelOp | None, allowe
                        reason=f"new fact from {origin} (the model called it known, but no related bullet says it)")
         return
     if op.op == "update" and usable:
-        text = op.text if op.text and grounded(op.text, fact.text + " " + target.text) else ""
-        if text:
-            old = target.text
-            ctx.memory.update(target, text=text, add_sources=fact.sources, add_flags=flags, op="update",
-                              reason=f"updated from {origin}; it said: {old}")
-            return
+        # The newer fact's words replace the bullet's (or the model's combined text, when it gave
+        # one that the fact and the bullet back up); the bullet keeps its id and all its sources.
+        text = op.text if op.text and grounded(op.text, fact.text + " " + target.text) else fact.text
+        old = target.text
+        ctx.memory.update(target, text=text, add_sources=fact.sources, add_flags=flags, op="update",
+                          reason=f"updated from {origin}; it said: {old}")
+        return
     if op.op == "supersede" and usable:
         text = op.text if op.text and grounded(op.text, fact.text) else fact.text
         group = f"g-{target.key}"
