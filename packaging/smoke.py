@@ -2,9 +2,9 @@
 
 Each step exercises something a frozen app typically loses: package data (the
 demo, the model catalog), the search index (SQLite FTS5), the embedding model
-and torch (hybrid search), llama.cpp's shared libraries (the bundled small
-model answers), tiktoken's offline encoding, and Qt's platform plugins (a main
-window starts on the offscreen platform). Prints one line per step, exits 0 only
+and torch (hybrid search), tiktoken's offline encoding, llama.cpp's shared
+libraries and the model worker process (the bundled small model answers), and
+Qt's platform plugins (the app's main window starts on the offscreen platform). Prints one line per step, exits 0 only
 when every step passed.
 """
 from __future__ import annotations
@@ -87,18 +87,20 @@ def run_smoke(argv: list[str]) -> int:
         return f"{name}, {count_tokens('Maya prefers tea over coffee')} tokens"
 
     def llama():
-        import llama_cpp
+        # Through the app's own model engine: llama.cpp loads in the worker process it starts with
+        # `sys.executable -m core.llm.worker`, which a frozen bundle serves through entry.py's `-m`.
+        from core.config import ModelSettings
+        from core.llm import open_client
 
         path = bundled_gguf()
-        model = llama_cpp.Llama(model_path=str(path), n_ctx=256, n_threads=2, verbose=False)
+        client = open_client(ModelSettings(model=str(path)))
         try:
-            # A one-token prompt: the llama.cpp of a Linux build with GGML_NATIVE on an AMX-capable CPU whose
-            # VM does not grant AMX tiles crashes in ggml_backend_amx_mul_mat on any batch of more than one
-            # token (see packaging/README.md). Loading the libraries and generating is what is checked here.
-            out = model.create_completion("Hello", max_tokens=4, temperature=0.0)
+            out = client.complete([{"role": "user", "content": "Name one fruit."}], max_tokens=8, temperature=0.0)
+            pid = client.worker_pid
         finally:
-            model.close()
-        return f"{path.name} answered {out['choices'][0]['text']!r}"
+            client.close()
+        assert out.text.strip(), "the model answered nothing"
+        return f"{path.name} answered {out.text.strip()!r} in worker process {pid}"
 
     def qt_window():
         from smoke_window import start_window
