@@ -215,6 +215,7 @@ class ProposalReview(QWidget):
 
         def done(result) -> None:
             self.controller.publish(result.changes)
+            self.show_proposal(result.proposal)
             how = {"append": " (rebased over an outside append)", "replay": " (replayed onto the current file)"}
             if result.wrote:
                 self.bar.show_message(f"Accepted {len(result.applied)} change(s) into MEMORY.md"
@@ -222,7 +223,6 @@ class ProposalReview(QWidget):
             else:
                 self.bar.show_message(f"Nothing to write: {len(result.already)} change(s) were already in MEMORY.md.",
                                       "info")
-            self.show_proposal(result.proposal)
             self.decided.emit(result.proposal)
         self._set_enabled(False)
         return self.controller.submit(job, name="apply proposal", on_finished=done, on_failed=self._failed)

@@ -17,9 +17,15 @@ import pytest  # noqa: E402
 pytestmark = pytest.mark.gui
 
 
+# Process-wide singletons of libraries, started once on first use and never stopped by design
+# (tqdm's monitor, used by sentence-transformers): not threads the app started or could stop.
+LIBRARY_SINGLETONS = {"tqdm_monitor"}
+
+
 def _new_live_threads(before: set[int]) -> list[threading.Thread]:
     return [t for t in threading.enumerate()
-            if t.ident not in before and t.is_alive() and not isinstance(t, threading._DummyThread)]
+            if t.ident not in before and t.is_alive() and not isinstance(t, threading._DummyThread)
+            and t.name not in LIBRARY_SINGLETONS]
 
 
 @pytest.fixture(autouse=True)

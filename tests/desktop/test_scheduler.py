@@ -1,0 +1,89 @@
+"""The scheduler thread: the maintenance tick, and a dream once the agent is idle, with an injected clock."""
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+from core.dream.proposals import list_proposals
+from core.dream.state import load_state
+from desktop.status_bar import describe_idle, describe_next_dream
+from desktop.tasks import running_threads
+
+from models_for_tests import no_model
+
+
+class FakeClock:
+    def __init__(self, start: float):
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_scheduler_runs_maintenance_then_dreams_after_idle(qtbot, demo_workspace, make_controller):
+    ws = demo_workspace
+    clock = FakeClock(time.time())
+    controller = make_controller(ws, schedule=True, clock=clock, tick_ms=40, llm_factory=no_model, index=False)
+    statuses, finished = [], []
+    controller.scheduleStatus.connect(statuses.append)
+    controller.dreamFinished.connect(finished.append)
+    controller.start()
+    assert controller.scheduler.running and controller.scheduler.thread in running_threads()
+
+    # Never maintained: the tick runs at once. The demo was just written, so the agent counts as active.
+    qtbot.waitUntil(lambda: len(finished) == 1, timeout=60_000)
+    report = finished[0]
+    assert report.plan.tick_due and report.dream is None
+    assert any("agent is active" in note for note in report.notes)
+    assert load_state(ws.paths).last_maintenance
+
+    # More ticks: a dream is due (none ever ran) but waits for idle; nothing starts.
+    seen = len(statuses)
+    qtbot.waitUntil(lambda: len(statuses) >= seen + 5, timeout=10_000)
+    assert len(finished) == 1 and not controller.dreaming
+    assert statuses[-1].dream_due and not statuses[-1].idle
+    assert list_proposals(ws.paths) == []
+
+    # Eleven minutes later (idle time 10 min): the scheduler starts the dream.
+    clock.advance(11 * 60)
+    qtbot.waitUntil(lambda: len(finished) == 2, timeout=60_000)
+    result = finished[1]
+    assert result.status == "proposed" and list_proposals(ws.paths)
+    assert load_state(ws.paths).last_run
+
+    # The 24 h gate is closed now: ticks go on, nothing else starts.
+    seen = len(statuses)
+    qtbot.waitUntil(lambda: len(statuses) >= seen + 5, timeout=10_000)
+    assert len(finished) == 2 and not statuses[-1].dream_due
+    next_at = statuses[-1].next_dream_at
+    assert next_at is not None and next_at - dt.datetime.fromtimestamp(clock(), dt.timezone.utc) > dt.timedelta(hours=23)
+
+
+def test_agent_activity_keeps_the_scheduler_from_dreaming(qtbot, demo_workspace, make_controller):
+    ws = demo_workspace
+    clock = FakeClock(time.time() + 11 * 60)           # idle from the start...
+    controller = make_controller(ws, schedule=True, clock=clock, tick_ms=40, llm_factory=no_model, index=False)
+    from core.dream.state import record_maintenance
+
+    record_maintenance(ws.paths, now=dt.datetime.fromtimestamp(clock(), dt.timezone.utc))
+    controller.note_agent_turn()                       # ...but the in-app agent just took a turn
+    statuses, finished = [], []
+    controller.scheduleStatus.connect(statuses.append)
+    controller.dreamFinished.connect(finished.append)
+    controller.start()
+    qtbot.waitUntil(lambda: len(statuses) >= 5, timeout=10_000)
+    assert not finished and not statuses[-1].idle and statuses[-1].dream_due
+    assert describe_idle(statuses[-1].idle_for_s) == "agent: active now"
+    assert describe_next_dream(statuses[-1], controller.now()) == "dream due: waits for idle"
+
+
+def test_stopping_the_scheduler_stops_its_thread(qtbot, demo_workspace, make_controller):
+    controller = make_controller(demo_workspace, schedule=True, tick_ms=1000, llm_factory=no_model, index=False)
+    controller.start()
+    thread = controller.scheduler.thread
+    assert thread.isRunning()
+    assert controller.scheduler.stop(5)
+    assert not thread.isRunning()

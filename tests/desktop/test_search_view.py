@@ -1,0 +1,82 @@
+"""Search view: as-you-type with debounce, modes, highlighted snippets, open at the line, stale results dropped."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from desktop.views.search_view import SearchView
+
+
+@pytest.fixture
+def indexed(qtbot, demo_workspace, make_controller):
+    controller = make_controller(demo_workspace)
+    handle = controller.sync_index()
+    qtbot.waitUntil(lambda: handle.done, timeout=120_000)
+    return controller
+
+
+def search_view(qtbot, controller) -> SearchView:
+    view = SearchView(controller)
+    qtbot.addWidget(view)
+    return view
+
+
+def test_typing_searches_after_the_debounce_and_opens_the_hit(qtbot, indexed):
+    view = search_view(qtbot, indexed)
+    view.mode.setCurrentIndex(view.mode.findData("fts"))
+    with qtbot.waitSignal(view.resultsShown, timeout=20_000) as shown:
+        view.set_query("Keycloak")
+    assert shown.args == ["Keycloak"]
+    hits = view.hits()
+    assert hits and any(path == "MEMORY.md" for path, _ in hits)
+    first = view.list.item(0).text()
+    assert "<span style='background:" in first                   # the matched word is highlighted
+    assert "keycloak" in view.results.hits[0].text.lower()
+    assert "hit(s)" in view.status.text() and "fts" in view.status.text()
+    opened = []
+    view.openRequested.connect(lambda path, line: opened.append((path, line)))
+    view.list.itemActivated.emit(view.list.item(0))
+    assert opened == [hits[0]]
+
+
+def test_an_older_slower_query_never_overwrites_a_newer_one(qtbot, indexed, monkeypatch):
+    ws = indexed.ws
+    real = ws.search
+
+    def search(query, **options):
+        if query == "tea":
+            time.sleep(1.0)             # the older query is slow (a cold cache, a busy disk)
+        return real(query, **options)
+    monkeypatch.setattr(ws, "search", search)
+    view = search_view(qtbot, indexed)
+    view.mode.setCurrentIndex(view.mode.findData("fts"))
+    view.query.setText("tea")
+    view.run_query()
+    view.query.setText("Keycloak")
+    with qtbot.waitSignal(view.resultsShown, timeout=20_000):
+        view.run_query()
+    qtbot.waitUntil(lambda: view.stale_dropped == 1, timeout=20_000)
+    assert view.shown_query == "Keycloak"
+    assert view.results.query == "Keycloak"
+    assert any("keycloak" in hit.text.lower() for hit in view.results.hits)
+
+
+def test_modes_and_chinese_queries(qtbot, indexed):
+    view = search_view(qtbot, indexed)
+    for mode in ("fts", "hybrid", "vector"):
+        view.mode.setCurrentIndex(view.mode.findData(mode))
+        with qtbot.waitSignal(view.resultsShown, timeout=60_000):
+            view.set_query("陈伟")
+        if mode == "vector" and view.results.pending_embeddings:
+            # Answers from what is embedded so far, and says how much is still pending.
+            assert "still being embedded" in view.status.text()
+            assert indexed.ws.index.wait_embeddings(120)
+            with qtbot.waitSignal(view.resultsShown, timeout=60_000):
+                view.run_query()
+        assert view.results.hits, mode
+        if mode == "fts":
+            assert "陈伟" in view.results.hits[0].text
+    view.query.clear()
+    view.run_query()
+    assert view.list.count() == 0
