@@ -201,7 +201,7 @@ def _parse(path: Path, data, size: int) -> GGUFInfo:
         tensors_end = max(tensors_end, offset + elements // block * type_size)
     alignment = int(metadata.get("general.alignment", 32) or 32)
     data_start = (cur.pos + alignment - 1) // alignment * alignment
-    data_end = data_start + tensors_end
+    data_end = data_start + tensors_end if tensor_count else cur.pos
     if data_end > size:
         raise ModelFileError(f"{path} is truncated: its tensors need {data_end:,} bytes but the file has "
                              f"{size:,}; download or copy it again", path=path)

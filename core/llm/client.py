@@ -106,6 +106,10 @@ class LocalClient:
         reply = self._call({"op": "render", "messages": messages})
         return reply["prompt"], reply["prompt_tokens"]
 
+    def prompt_head(self, messages: list[Message]) -> list[int]:
+        """The first token ids of the rendered prompt (to check BOS handling)."""
+        return self._call({"op": "render", "messages": messages})["head"]
+
     def complete(self, messages: list[Message], *, max_tokens: int = 512, temperature: float = 0.2,
                  stop: list[str] | None = None, json_schema: dict | None = None,
                  on_token: TokenCallback | None = None, cancel: CancelToken | None = None) -> Completion:

@@ -102,6 +102,8 @@ class OpenAIClient:
             url, body, read = attempts[name]
             try:
                 count = read(self._json(url, body))
+            except ServerUnavailableError:
+                return estimate_tokens(text)   # down now: estimate, and ask again next time
             except (urllib.error.HTTPError, KeyError, TypeError, ValueError):
                 continue
             self._tokenizer = name
@@ -173,8 +175,9 @@ class OpenAIClient:
                 body["response_format"] = {"type": "json_object", "schema": schema}
         return body
 
-    def _stream(self, messages, max_tokens, temperature, stop, fmt, on_token, cancel) -> tuple[str, dict]:
+    def _stream(self, messages, max_tokens, temperature, stop, fmt, on_token, cancel, stream=True):
         body = self._body(messages, max_tokens, temperature, stop, fmt)
+        body["stream"] = stream
         reply: dict[str, Any] = {"finish_reason": "stop", "completion_tokens": 0, "usage": None,
                                  "ttft": 0.0, "sent": time.perf_counter()}
         try:
@@ -183,8 +186,10 @@ class OpenAIClient:
             raise self._http_error(exc, fmt) from exc
         watcher = _CancelWatcher(response, cancel)
         pieces: list[str] = []
+        chunks = 0
         try:
             for chunk in _sse(response):
+                chunks += 1
                 if cancel is not None and cancel.cancelled:
                     break
                 if chunk.get("usage"):
@@ -208,6 +213,12 @@ class OpenAIClient:
             response.close()
         if cancel is not None and cancel.cancelled:
             raise Cancelled(cancel.reason or "cancelled")
+        if not chunks:
+            if not stream:
+                raise ModelError(f"the server at {self.base_url} sent an empty reply")
+            # Some servers (llama_cpp.server) end a failed stream silently with 200; asking
+            # again without streaming gets the error itself (a context overflow, usually).
+            return self._stream(messages, max_tokens, temperature, stop, fmt, on_token, cancel, stream=False)
         return "".join(pieces), reply
 
     def _http_error(self, exc: urllib.error.HTTPError, fmt) -> Exception:

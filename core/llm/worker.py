@@ -80,7 +80,7 @@ class Worker:
         prompt = engine.render(request["messages"])
         if op == "render":
             tokens = engine.prompt_tokens(prompt)
-            return {"ev": "done", "prompt": prompt, "prompt_tokens": len(tokens)}
+            return {"ev": "done", "prompt": prompt, "prompt_tokens": len(tokens), "head": tokens[:4]}
         if op == "complete":
             return self.complete(engine, prompt, request, load_seconds)
         return {"ev": "error", "kind": "model", "message": f"unknown request {op!r}"}

@@ -14,8 +14,8 @@ def test_list_shows_every_model_with_presence_and_fit(capsys):
     rows = {line.split()[0]: line.split() for line in out[2:]}
     assert {SMOL, GEMMA, "qwen3-4b-instruct-2507-q4_k_m", "qwen3-30b-a3b-instruct-2507-q4_k_m",
             "gemma3-4b-it-q4_k_m", "gemma3-12b-it-q4_k_m"} <= set(rows)
-    assert rows[SMOL][5] == "yes" and rows[SMOL][6] == "yes", "bundled: here, and it fits"
-    assert rows["gemma3-12b-it-q4_k_m"][5] == "no"
+    assert rows[SMOL][4:6] == ["yes", "yes"], "bundled: here, and it fits"   # sizes are "94 MiB": two words
+    assert rows["gemma3-12b-it-q4_k_m"][4] == "no"
 
 
 def test_path_prints_a_local_file_and_errors_name_the_problem(capsys, tmp_path, smol_path):
