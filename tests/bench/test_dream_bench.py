@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from core.cli import main
 
 SUMMARY = re.compile(r"^dream days(\d+)_s=([\d.]+) days(\d+)_s=([\d.]+) ratio=([\d.]+|inf) retained=([\d.]+)$")
@@ -26,3 +28,12 @@ def test_dream_bench_without_a_model(capsys):
     for line in runs:
         assert "files_read=1 " in line, "only the new day's log is read, whatever the workspace's age"
     assert "files_seen=4 " in runs[0] and "files_seen=13 " in runs[1]
+
+
+@pytest.mark.slow
+def test_dream_bench_with_the_real_small_model(capsys):
+    lines, match = run_bench(capsys, "--model", "smollm2-135m-instruct-q4_1")
+    assert lines[0].startswith("dream bench: model=smollm2-135m-instruct-q4_1")
+    runs = [line for line in lines if line.startswith("days=")]
+    assert all("model_calls=2 " in line for line in runs), "Orient + one Consolidate batch for one new day"
+    assert 0.0 <= float(match.group(6)) <= 1.0
