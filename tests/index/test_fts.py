@@ -88,3 +88,18 @@ def test_unknown_mode_is_a_clear_error(keyword_index):
     with pytest.raises(CoreError, match="unknown search mode"):
         keyword_index.search("tea", mode="bogus")
     assert keyword_index.search("tea", mode="keyword").mode == "fts"
+
+
+def test_common_words_in_a_large_index_stay_bounded_and_correct(ws, keyword_index):
+    from core.index import fts as fts_module
+
+    body = "".join(f"- deploy {i} of the service went to staging\n" for i in range(3000))
+    write(ws, "memory/2026-11-01.md", body + "- deploy of the billing service to production failed\n")
+    keyword_index.sync()
+    query = fts_module.parse_query("deploy service production")
+    expression, ranked = fts_module.plan(keyword_index.db.conn(), query)
+    assert expression != query.match   # too common to rank every match: the planner narrowed it
+    hits = keyword_index.search("deploy service production", k=3, mode="fts").hits
+    assert hits[0].line == 3001
+    only_common = keyword_index.search("deploy service", k=5, mode="fts").hits
+    assert len(only_common) == 5 and all("deploy" in h.text for h in only_common)

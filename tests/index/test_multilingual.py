@@ -1,0 +1,22 @@
+"""Chinese meaning search: the multilingual model finds paraphrases MiniLM (English-only) cannot."""
+from __future__ import annotations
+
+from conftest import write
+
+from core.config import SearchSettings
+from core.index import SearchIndex
+from core.index.embedder import MULTILINGUAL_MODEL, default_embedder
+
+LOG = "# 2026-11-30\n\n- 王芳喜欢喝绿茶，不喝咖啡。\n- 今天天气晴朗，气温二十度。\n- 测试环境的数据库端口是 5433。\n- 晚饭吃了饺子。\n"
+
+
+def test_multilingual_model_finds_a_chinese_paraphrase(ws):
+    write(ws, "memory/2026-11-30.md", LOG)
+    settings = SearchSettings(embedding_model=MULTILINGUAL_MODEL)
+    with SearchIndex(ws, ws / ".reverie" / "index.db", settings, background=False) as index:
+        index.sync()
+        assert index.status().embedding_model.startswith(MULTILINGUAL_MODEL)
+        hit = index.search("她平时爱喝什么饮料？", k=1, mode="vector").hits[0]
+        assert hit.line == 3
+        assert index.search("测试库用哪个端口连接？", k=1, mode="hybrid").hits[0].line == 5
+    assert default_embedder(MULTILINGUAL_MODEL).embed_batch(["你好", "hello"]).shape == (2, 512)
