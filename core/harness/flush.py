@@ -130,7 +130,8 @@ class MemoryFlushManager:
         return hashes, ids
 
     def flush(self, messages: list[Message], *, session_id: str = "") -> FlushResult:
-        messages = [m for m in ensure_ids(list(messages)) if not is_summary(m)]
+        # Summaries are derived and the harness's own notes to the model are no one's facts.
+        messages = [m for m in ensure_ids(list(messages)) if not is_summary(m) and m.get("kind") != "harness"]
         hashes, done_ids = self._already()
         todo = [m for m in messages if m["id"] not in done_ids]
         digest = span_hash(todo)

@@ -45,7 +45,7 @@ def llm():
 
 
 def test_long_conversation_through_the_real_compactor(workspace, llm):
-    settings = small_settings(flush_before=False, trigger_messages=60, keep_messages=20)
+    settings = small_settings(flush_before=False, trigger_messages=90, keep_messages=20)
     messages, _facts = build_conversation(320, 40, big_results=3, big_chars=100_000, seed=11)
     assert sum(len(x.get("content") or "") >= 100_000 for x in messages) == 3
     compactor = ConversationCompactor(workspace.paths, llm, "long", settings=settings.compaction)
@@ -69,7 +69,7 @@ def test_long_conversation_through_the_real_compactor(workspace, llm):
                                                                           "Orion (step 0)")
             history = result.messages
         assert not orphan_results(history)                               # never an orphan tool result
-    assert compactions >= 5
+    assert compactions >= 4
     end_session(workspace, history, compactor)
     logged = workspace.read_session("long").objects
     assert [x["id"] for x in logged] == [x["id"] for x in messages]      # every message once, in order
