@@ -156,9 +156,9 @@ class WorkspaceController(QObject):
         self.publish(Changes(kinds=("index",)))
 
     def _index_failed(self, exc) -> None:
-        from core.cancel import Cancelled
+        from core.errors import ModelCancelled
 
-        if isinstance(exc, Cancelled):
+        if isinstance(exc, ModelCancelled):
             return
         self.index_summary = f"index: unavailable ({exc})"
         self.indexState.emit(self.index_summary)
@@ -247,10 +247,10 @@ class WorkspaceController(QObject):
         self.dreamFinished.emit(result)
 
     def _dream_failed(self, exc) -> None:
-        from core.cancel import Cancelled
+        from core.errors import ModelCancelled
 
         self._job_over()
-        if self.scheduler is not None and not isinstance(exc, Cancelled):
+        if self.scheduler is not None and not isinstance(exc, ModelCancelled):
             self.scheduler.back_off(600)
         self.dreamFinished.emit(exc)
 

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox,
                                QTabWidget, QVBoxLayout, QWidget)
 
-from core.errors import CoreError
+from core.errors import ConfigError, CoreError
 from desktop.views.bars import MessageBar
 
 TABS = {
@@ -38,6 +38,8 @@ TABS = {
                  ("memory", "near_duplicate_cosine", "Near-duplicate threshold (cosine)"),
                  ("retention", "archive_after_days", "Archive daily logs after (days)"),
                  ("retention", "prune_sessions_after_days", "Prune session logs after (days)")],
+    "Search": [("search", "embedding_model", "Embedding model (empty: the bundled all-MiniLM-L6-v2)"),
+               ("search", "recency_half_life_days", "Recency half-life (days, 0 = off)")],
 }
 DEVICES = (("Automatic (Metal on Apple Silicon, else CPU)", None), ("Metal / GPU: all layers", -1), ("CPU only", 0))
 
@@ -186,20 +188,27 @@ class SettingsDialog(QDialog):
             self.model_combo.setEditText(path)
 
     def download(self):
+        """Fetch the chosen catalog model (resumable, sha256-checked) with a progress bar."""
         model_id = self.chosen_model()
         try:
-            from core.llm.download import download_model   # type: ignore[import-not-found]
-        except ImportError:
-            self.bar.show_message("Downloading needs the model engine's downloader, which is not installed; "
-                                  f"run `reverie models download {model_id}`.", "warning")
+            from models.catalog import get_entry
+            from models.download import download_entry
+            from models.locate import is_present
+
+            entry = get_entry(model_id)
+        except Exception as exc:      # not installed, or not a catalog id (models has its own errors)
+            self.bar.show_message(f"Only catalog models can be downloaded here: {exc}", "warning")
+            return None
+        if entry.bundled or is_present(entry):
+            self.bar.show_message(f"{entry.name} is already on this machine.", "info")
             return None
         self.download_progress.setRange(0, 0)
         self.download_progress.show()
         self.download_button.setEnabled(False)
 
         def job(ctx):
-            return download_model(model_id, progress=lambda done, total: ctx.progress((done, total)),
-                                  cancel=ctx.token)
+            # The progress callback is also the cancel point: the partial file is kept for a resume.
+            return download_entry(entry, progress=lambda done, total: ctx.progress((done, total)))
 
         def progress(value) -> None:
             done, total = value
@@ -217,8 +226,9 @@ class SettingsDialog(QDialog):
             self.download_button.setEnabled(True)
             self.download_progress.hide()
             self.bar.show_message(f"Download failed: {exc}", "error")
-        return self.controller.submit(job, name="download model", on_progress=progress, on_finished=finished,
-                                      on_failed=failed)
+        self.download_task = self.controller.submit(job, name="download model", on_progress=progress,
+                                                    on_finished=finished, on_failed=failed)
+        return self.download_task
 
     # ----- saving -------------------------------------------------------------------------------------
     def collect(self):
@@ -234,12 +244,36 @@ class SettingsDialog(QDialog):
             settings = settings.replace(section, **values)
         return settings
 
-    def save(self) -> None:
+    def save(self):
+        """Check the values (and a changed model: that it opens), then save; a problem keeps the dialog open."""
         try:
             settings = self.collect()
+        except CoreError as exc:
+            self.bar.show_message(f"Not saved: {exc}", "error")
+            return None
+        if settings.model == self.settings.model:
+            self._store(settings)
+            return None
+        model = settings.model
+
+        def job(_ctx):
+            # Opening a client resolves and inspects the model file (no model is loaded): a missing,
+            # corrupt or too-large file, or an unknown backend, is refused here with core's message.
+            from core.llm import open_client
+
+            if not model.model.strip() and model.backend == "local":
+                raise ConfigError("choose a model: a catalog id or a GGUF file")
+            open_client(model).close()
+        self.bar.show_message("Checking the model…", "info", closable=False)
+        return self.controller.submit(job, name="check model", on_finished=lambda _r: self._store(settings),
+                                      on_failed=lambda exc: self.bar.show_message(f"Not saved: {exc}", "error"))
+
+    def _store(self, settings) -> None:
+        try:
             self.controller.apply_settings(settings)
         except CoreError as exc:
             self.bar.show_message(f"Not saved: {exc}", "error")
             return
+        self.bar.clear()
         self.saved.emit(settings)
         self.accept()

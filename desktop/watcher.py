@@ -49,6 +49,8 @@ class _Handler(FileSystemEventHandler):
     def dispatch(self, event) -> None:   # on the watchdog thread
         if event.event_type in ("opened", "closed_no_write"):
             return
+        if event.is_directory and event.event_type == "modified":
+            return            # a folder's mtime moves with every file in it: the file events say more
         for attr in ("src_path", "dest_path"):
             raw = getattr(event, attr, "")
             if not raw:

@@ -15,7 +15,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from core.cancel import Cancelled
+from core.errors import ModelCancelled
 from desktop import theme
 
 
@@ -114,7 +114,7 @@ class ChatPanel(QWidget):
 
     def _failed(self, exc) -> None:
         self._set_busy(False, "")
-        self._append("harness", "stopped." if isinstance(exc, Cancelled) else f"the turn failed: {exc}")
+        self._append("harness", "stopped." if isinstance(exc, ModelCancelled) else f"the turn failed: {exc}")
         self.turnFinished.emit(exc)
 
     def stop(self) -> None:

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QProgressBar,
                                QPushButton, QSplitter, QVBoxLayout, QWidget)
 
-from core.cancel import Cancelled
+from core.errors import ModelCancelled
 from desktop.views.proposal_review import ProposalReview
 
 STAGES = ("orient", "gather", "consolidate", "prune")
@@ -123,7 +123,7 @@ class DreamView(QWidget):
         self.dream_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         result = getattr(outcome, "dream", outcome)      # a maintenance report carries its dream, if any
-        if isinstance(outcome, Cancelled):
+        if isinstance(outcome, ModelCancelled):
             self.state.setText("Dream cancelled; nothing was written.")
         elif isinstance(outcome, Exception):
             self.state.setText(f"The dream failed: {outcome}")
