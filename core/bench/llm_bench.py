@@ -56,7 +56,7 @@ def filler(tokens_wanted: int, seed: int, count=None) -> str:
     lines: list[str] = []
     count = count or (lambda text: len(text) // 4)
     while True:
-        for _ in range(8):
+        for _ in range(2):
             line = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14)))
             lines.append(f"- {line.capitalize()} <!-- id:m-{rng.randrange(16**4):04x} -->")
         text = "\n".join(lines)

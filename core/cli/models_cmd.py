@@ -18,6 +18,17 @@ def register(sub) -> None:
     p.add_argument("model")
     p.set_defaults(func=cmd_path)
 
+    p = msub.add_parser("chat", help="one chat turn with a model (local or a server you run), streamed")
+    p.add_argument("prompt")
+    p.add_argument("--system", default="", help="a system message")
+    p.add_argument("--max-tokens", type=int, default=256)
+    p.add_argument("--temperature", type=float, default=0.2)
+    p.add_argument("--json-schema", default="", help="a JSON schema file: the reply must match it")
+    from core.llm.cli_args import add_model_arguments
+
+    add_model_arguments(p)
+    p.set_defaults(func=cmd_chat)
+
     p = msub.add_parser("download", help="fetch a catalog model from Hugging Face (resumable, sha256-checked)")
     p.add_argument("model")
     p.add_argument("--endpoint", default=None, help="a Hugging Face mirror (default: huggingface.co or $HF_ENDPOINT)")
@@ -125,4 +136,40 @@ def cmd_download(args) -> int:
     finally:
         bar.close()
     print(path)
+    return 0
+
+
+def cmd_chat(args) -> int:
+    import json
+    from pathlib import Path
+
+    from core.errors import ConfigError
+    from core.llm import open_client
+    from core.llm.cli_args import model_settings
+
+    schema = None
+    if args.json_schema:
+        try:
+            schema = json.loads(Path(args.json_schema).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read the JSON schema {args.json_schema}: {exc}") from exc
+    messages = ([{"role": "system", "content": args.system}] if args.system else [])
+    messages.append({"role": "user", "content": args.prompt})
+    client = open_client(model_settings(args))
+    try:
+        def show(piece: str) -> None:
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+
+        reply = client.complete(messages, max_tokens=args.max_tokens, temperature=args.temperature,
+                                json_schema=schema, on_token=None if schema else show)
+    finally:
+        client.close()
+    if schema is not None:
+        print(json.dumps(reply.parsed, ensure_ascii=False, indent=2))
+    else:
+        print()
+    print(f"[{reply.model}: {reply.prompt_tokens} prompt + {reply.completion_tokens} tokens, "
+          f"first token {reply.ttft_seconds:.2f} s, {reply.decode_tps:.1f} tok/s, {reply.finish_reason}]",
+          file=sys.stderr)
     return 0

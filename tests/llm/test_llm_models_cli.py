@@ -30,3 +30,33 @@ def test_path_prints_a_local_file_and_errors_name_the_problem(capsys, tmp_path, 
     assert main(["models", "path", str(broken)]) == 2
     err = capsys.readouterr().err
     assert str(broken) in err and "truncated" in err
+
+
+def test_chat_streams_a_reply_and_can_use_a_schema(capsys, tmp_path):
+    assert main(["models", "chat", "Name a fruit.", "--max-tokens", "6", "--temperature", "0"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() and f"[{SMOL}:" in captured.err
+    schema = tmp_path / "fruit.json"
+    schema.write_text('{"type": "object", "properties": {"fruit": {"type": "string", "maxLength": 20}}, '
+                      '"required": ["fruit"], "additionalProperties": false}')
+    assert main(["models", "chat", "Name a fruit.", "--json-schema", str(schema), "--max-tokens", "30"]) == 0
+    import json
+
+    assert set(json.loads(capsys.readouterr().out)) == {"fruit"}
+
+
+def test_the_backend_is_chosen_on_the_command_line(capsys):
+    import argparse
+
+    from core.config import ModelSettings
+    from core.llm.cli_args import add_model_arguments, model_settings
+
+    parser = argparse.ArgumentParser()
+    add_model_arguments(parser)
+    args = parser.parse_args(["--backend", "openai", "--base-url", "http://127.0.0.1:1234/v1", "--context", "4096"])
+    chosen = model_settings(args, ModelSettings(server_model="qwen3"))
+    assert (chosen.backend, chosen.base_url, chosen.context_length, chosen.server_model) == \
+        ("openai", "http://127.0.0.1:1234/v1", 4096, "qwen3")
+    assert main(["models", "chat", "hi", "--backend", "openai", "--base-url", "http://127.0.0.1:9/v1",
+                 "--server-model", "x"]) == 2
+    assert "no model server answers" in capsys.readouterr().err
