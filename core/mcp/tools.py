@@ -24,6 +24,7 @@ MAX_READ_CHARS = 20_000
 MAX_BULLET_CHARS = 2_000
 PRIVATE_PREFIX = ".reverie"       # derived and private state: never served to an agent
 RESYNC_AFTER_S = 2.0              # files may change outside this process (the app, a person)
+VECTOR_WAIT_S = 30.0              # longest a vector search waits for pending embeddings
 
 
 class ToolInputError(CoreError):
@@ -50,6 +51,12 @@ class MemoryTools:
             raise ToolInputError(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
         k = max(1, min(int(k), MAX_K))
         self._sync_if_stale()
+        if (mode or self.ws.settings.search.default_mode) == "vector":
+            # Vector-only search sees only embedded lines; right after a start (or a big import) they are
+            # still being embedded in the background. Hybrid does not wait: its keyword half answers now.
+            wait = getattr(self.ws.index, "wait_embeddings", None)
+            if wait is not None:
+                wait(timeout=VECTOR_WAIT_S)
         result = self.ws.search(query, k=k, mode=mode)
         used = getattr(result, "mode", None) or mode or self.ws.settings.search.default_mode
         out: dict[str, Any] = {"query": query, "mode": MODE_NAMES.get(used, used),

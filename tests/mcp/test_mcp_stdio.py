@@ -35,8 +35,10 @@ def test_every_tool_and_resource_over_stdio(tmp_path):
 
             found = data_of(await client.call_tool("memory_search", {"query": "tea", "mode": "keyword"}))
             assert any(h["path"] == "MEMORY.md" and "tea" in h["text"].lower() for h in found["hits"])
-            chinese = data_of(await client.call_tool("memory_search", {"query": "陈伟", "k": 5}))
-            assert chinese["hits"] and all("陈伟" in h["text"] for h in chinese["hits"][:1])
+            chinese = data_of(await client.call_tool("memory_search", {"query": "陈伟", "k": 5, "mode": "keyword"}))
+            assert chinese["hits"] and "陈伟" in chinese["hits"][0]["text"]
+            bad_mode = await client.call_tool("memory_search", {"query": "tea", "mode": "fuzzy"})
+            assert bad_mode.is_error
 
             head = data_of(await client.call_tool("memory_get", {"path": "MEMORY.md", "start": 1, "end": 3}))
             assert head.splitlines()[1:] == ["1: # MEMORY", "2: ", "3: Curated long-term memory for Orchard's "
@@ -97,6 +99,7 @@ def test_path_escapes_read_nothing_outside_the_workspace(tmp_path):
     (ws / "memory" / "leak.md").symlink_to(outside / "secret.txt")
     (ws / "linkdir").symlink_to(outside, target_is_directory=True)
     audit = tmp_path / "audit.log"
+    capture = tmp_path / "stdout.bin"
     escapes = ["../outside/secret.txt", str(outside / "secret.txt"), "memory/../../outside/secret.txt",
                "memory/leak.md", "linkdir/secret.txt", "linkdir", "/etc/passwd", "../../../../../../etc/passwd",
                "memory/\x00../../outside/secret.txt", ".reverie/config.toml", ".reverie", "..", "",
@@ -109,7 +112,7 @@ def test_path_escapes_read_nothing_outside_the_workspace(tmp_path):
 
     async def session():
         answers = []
-        async with mcp_client(ws, tmp_path / "stderr.log", audit_log=audit) as client:
+        async with mcp_client(ws, tmp_path / "stderr.log", audit_log=audit, capture=capture, noisy=True) as client:
             for path in escapes:
                 result = await client.call_tool("memory_get", {"path": path})
                 assert result.is_error, path
@@ -135,12 +138,30 @@ def test_path_escapes_read_nothing_outside_the_workspace(tmp_path):
     reads_outside = [line for line in opened if line.split("\t", 1)[1].startswith(outside_root)]
     assert reads_outside == [] and etc_reads == []
     assert not (tmp_path / "outside" / "checkpoints").exists() and not (tmp_path / "checkpoints").exists()
+    assert_only_protocol(capture.read_bytes(), minimum_responses=len(escapes) + len(id_escapes) + 3)
+    assert b"noise" in (tmp_path / "stderr.log").read_bytes()    # the junk was really printed, to stderr
 
 
-def test_a_thousand_mixed_calls_leave_only_protocol_bytes_on_stdout(tmp_path):
-    """Even with a thread in the server printing to stdout the whole time (print, sys.stdout, fd 1, a child)."""
+def assert_only_protocol(raw: bytes, minimum_responses: int) -> None:
+    """Every byte on the server's stdout belongs to a JSON-RPC message, one per line."""
     import mcp_types
 
+    assert raw.endswith(b"\n") and b"noise" not in raw
+    responses = 0
+    for line in raw.split(b"\n")[:-1]:
+        message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)   # raises on any junk
+        assert json.loads(line)["jsonrpc"] == "2.0"
+        responses += hasattr(message, "result") or hasattr(message, "error")
+    assert responses >= minimum_responses
+
+
+@pytest.mark.slow
+def test_a_thousand_mixed_calls_leave_only_protocol_bytes_on_stdout(tmp_path):
+    """Even with a thread in the server printing to stdout the whole time (print, sys.stdout, fd 1, a child).
+
+    About 30 s on 2 cores: every write is fsynced and reindexed. The path-escape test checks the same
+    stdout property on a few dozen calls in the quick run.
+    """
     ws = _demo(tmp_path)
     capture = tmp_path / "stdout.bin"
     expected_errors = 0
@@ -199,21 +220,30 @@ def test_a_thousand_mixed_calls_leave_only_protocol_bytes_on_stdout(tmp_path):
         return done
 
     assert anyio.run(session) == 1000
-    raw = capture.read_bytes()
-    assert raw.endswith(b"\n")
-    lines = raw.split(b"\n")[:-1]
-    responses = 0
-    for number, line in enumerate(lines, start=1):
-        message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)   # raises on any junk
-        assert json.loads(line)["jsonrpc"] == "2.0", number
-        responses += hasattr(message, "result") or hasattr(message, "error")
-    assert responses >= 1000
-    assert b"noise" not in raw
+    assert_only_protocol(capture.read_bytes(), minimum_responses=1000)
     assert b"noise" in (tmp_path / "stderr.log").read_bytes()    # the junk was really printed, to stderr
     log = (ws / "memory" / f"{dt.date.today().isoformat()}.md").read_text(encoding="utf-8")
     assert sum("(source: load test)" in line for line in log.splitlines()) == 100
     assert "- step 997" in (ws / "progress.md").read_text(encoding="utf-8")
     assert expected_errors == 150
+
+
+@pytest.mark.slow
+def test_vector_and_hybrid_search_over_stdio(tmp_path):
+    """The modes that load the embedding model (slow: the model loads and the demo is embedded first)."""
+    ws = _demo(tmp_path)
+
+    async def session():
+        async with mcp_client(ws, tmp_path / "stderr.log") as client:
+            default = data_of(await client.call_tool("memory_search", {"query": "what does Maya drink"}))
+            vector = data_of(await client.call_tool("memory_search", {"query": "hot drink she likes",
+                                                                      "mode": "vector", "k": 5}))
+            return default, vector
+
+    default, vector = anyio.run(session)
+    assert default["mode"] == "hybrid" and default["hits"]
+    assert vector["mode"] == "vector" and vector["hits"]
+    assert all({"path", "line", "text", "score"} <= set(h) for h in vector["hits"])
 
 
 def test_a_missing_workspace_is_one_line_on_stderr_and_nothing_on_stdout(tmp_path):

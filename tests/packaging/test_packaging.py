@@ -74,6 +74,7 @@ def test_the_entry_dispatches_to_the_cli_and_to_modules(demo_workspace):
 
 
 @pytest.mark.gui
+@pytest.mark.slow
 def test_the_smoke_test_passes_unfrozen(tmp_path):
     done = _entry("--smoke-test", str(tmp_path / "smoke"), timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]

@@ -28,9 +28,9 @@ def _noise() -> None:
         sys.stdout.write(f"noise sys.stdout {n}\n")
         sys.stdout.flush()
         os.write(1, f"noise fd1 {n}\n".encode())
-        if n % 20 == 1:
+        if n % 50 == 1:
             subprocess.run(["echo", f"noise child {n}"])
-        time.sleep(0.005)
+        time.sleep(0.02)
 
 
 threading.Thread(target=_noise, daemon=True).start()
