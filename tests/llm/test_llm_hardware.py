@@ -36,3 +36,19 @@ def test_weight_repacking_follows_the_cpu_and_the_override(monkeypatch):
     assert extra_buffers_ok()
     monkeypatch.setenv("REVERIE_LLAMA_EXTRA_BUFTS", "0")
     assert not extra_buffers_ok()
+
+
+def test_flash_attention_is_left_to_llama_cpp_and_the_defaults_are_restored():
+    import llama_cpp.llama_cpp as lib
+
+    from core.llm.engine import EngineConfig, load_llama
+
+    client = LocalClient(ModelSettings(context_length=512))
+    llm = load_llama(EngineConfig(**{k: v for k, v in client.worker_config().items() if k != "idle_unload_s"}))
+    try:
+        assert llm.context_params.flash_attn_type == lib.LLAMA_FLASH_ATTN_TYPE_AUTO
+        assert llm.n_ctx() == 512 and llm.context_params.n_threads == client.n_threads
+        assert lib.LLAMA_FLASH_ATTN_TYPE_ENABLED == 1, "the patch is undone after loading"
+        assert lib.llama_model_default_params().use_extra_bufts, "llama.cpp's own default is untouched"
+    finally:
+        llm.close()
