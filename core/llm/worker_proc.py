@@ -177,7 +177,10 @@ class WorkerProcess:
                 try:
                     event = conn.recv()
                 except (EOFError, OSError):
-                    self.proc.wait(timeout=5) if self.proc.poll() is None else None
+                    try:
+                        self.proc.wait(timeout=5)
+                    except subprocess.TimeoutExpired:   # the channel broke but the process lives on: a crash too
+                        pass
                     raise (_IdleExit() if self.proc.returncode == 0 and not got_event else self._crashed()) from None
                 got_event = True
                 kind = event.get("ev")
