@@ -25,6 +25,7 @@ workspace (a dated log of who said what under which heading).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import re
@@ -125,6 +126,7 @@ def file_day(rel: str) -> dt.date | None:
         return None
 
 
+@functools.lru_cache(maxsize=4096)
 def date_words(day: dt.date | None) -> str:
     if day is None:
         return ""

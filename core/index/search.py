@@ -196,7 +196,7 @@ class SearchIndex:
         else:
             ranked = keyword if mode == "fts" else semantic
         hits = self._hits(ranked, parsed, k)
-        return SearchResults(hits=hits, pending_embeddings=self.worker.pending(), mode=mode, query=query)
+        return SearchResults(hits=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query)
 
     def _mode(self, mode: str | None) -> str:
         chosen = (mode or self.settings.default_mode or "hybrid").strip().lower()

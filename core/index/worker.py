@@ -41,6 +41,7 @@ class EmbeddingWorker:
         self._stop = threading.Event()
         self._idle = threading.Condition()
         self._busy = False
+        self._pending, self._pending_at = 0, -1.0
         self._thread: threading.Thread | None = None
 
     # ----- lifecycle -------------------------------------------------------------------------
@@ -67,11 +68,24 @@ class EmbeddingWorker:
     def alive(self) -> bool:
         return self.embedder is not None and not self.error and (not self.background or self._thread is not None)
 
-    def pending(self) -> int:
-        return self.db.conn().execute("SELECT count(*) FROM lines WHERE vec = 0").fetchone()[0]
+    def pending(self, *, fresh: bool = True) -> int:
+        """Rows without a vector (0 when there is no model: nothing is waiting for one).
+
+        fresh=False may answer from a count at most half a second old: counting
+        100k pending rows costs milliseconds, too much to pay on every search.
+        """
+        if self.embedder is None:
+            return 0
+        now = time.monotonic()
+        if fresh or now - self._pending_at > 0.5:
+            self._pending = self.db.conn().execute("SELECT count(*) FROM lines WHERE vec = 0").fetchone()[0]
+            self._pending_at = now
+        return self._pending
 
     def wait(self, timeout: float | None = None) -> bool:
-        """True once nothing is pending; False on timeout or when embedding cannot run."""
+        """True once nothing is pending; False on timeout or when embedding cannot run (no model)."""
+        if self.embedder is None:
+            return False
         if not self.background:
             self.run_until_idle()
             return self.pending() == 0
