@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from core.harness.flush import OUTCOMES
 from transcripts import SESSION, claude_code_records, write_jsonl
 
@@ -18,6 +20,7 @@ def _reverie(*args: str) -> subprocess.CompletedProcess:
                           timeout=600)
 
 
+@pytest.mark.slow     # 15-80 s on 2 shared cores: the model worker starts and the model reads the session
 def test_import_then_flush_with_the_real_small_model(workspace, tmp_path):
     source = write_jsonl(tmp_path / f"{SESSION}.jsonl", claude_code_records())
     imported = _reverie("import", "claude-code", str(source), str(workspace.root))

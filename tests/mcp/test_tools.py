@@ -88,6 +88,11 @@ def test_handoff_read_without_an_id_gives_the_newest_for_an_agent(workspace):
 
 
 def test_search_sees_files_written_by_another_process(workspace):
+    from core.index import SearchIndex
+
+    # A keyword-only index: this test is about noticing outside changes, and closing an index whose
+    # background embedder is still loading torch would take longer than the test itself.
+    workspace._index = SearchIndex(workspace.root, workspace.paths.index_db, workspace.settings.search, embedder=False)
     now = [0.0]
     tools = MemoryTools(workspace, clock=lambda: now[0])
     assert tools.memory_search("kumquat", mode="keyword")["hits"] == []
