@@ -12,7 +12,7 @@ SUMMARY = re.compile(r"^dream days(\d+)_s=([\d.]+) days(\d+)_s=([\d.]+) ratio=([
 
 def run_bench(capsys, *extra: str) -> tuple[list[str], re.Match]:
     assert main(["bench", "dream", "--small-days", "3", "--large-days", "12", "--facts-per-day", "3",
-                 "--retention-dreams", "2", "--repeat", "1", *extra]) == 0
+                 "--retention-dreams", "2", "--repeat", "1", *extra]) == 0   # later options win
     lines = capsys.readouterr().out.strip().split("\n")
     match = SUMMARY.match(lines[-1])
     assert match, lines[-1]
@@ -32,7 +32,8 @@ def test_dream_bench_without_a_model(capsys):
 
 @pytest.mark.slow
 def test_dream_bench_with_the_real_small_model(capsys):
-    lines, match = run_bench(capsys, "--model", "smollm2-135m-instruct-q4_1")
+    lines, match = run_bench(capsys, "--model", "smollm2-135m-instruct-q4_1", "--facts-per-day", "2",
+                             "--retention-dreams", "1")
     assert lines[0].startswith("dream bench: model=smollm2-135m-instruct-q4_1")
     runs = [line for line in lines if line.startswith("days=")]
     assert all("model_calls=2 " in line for line in runs), "Orient + one Consolidate batch for one new day"
