@@ -198,7 +198,7 @@ def register(sub) -> None:
     p.add_argument("--messages", type=int, default=300)
     p.add_argument("--facts", type=int, default=50)
     p.add_argument("--big", type=int, default=3, help="tool results of 100 kB")
-    p.add_argument("--input-tokens", type=int, default=600,
+    p.add_argument("--input-tokens", type=int, default=400,
                    help="cap on the span shown to the model per summary/flush call (0: the model's window); "
                         "a 135M model reads a short span better, and faster")
     p.add_argument("--k", type=int, default=20, help="memory_search results per query")

@@ -36,13 +36,12 @@ from core.tokens import truncate_to_tokens
 
 NO_REPLY = "NO_REPLY"
 OUTCOMES = ("written", "no_reply", "empty", "duplicate", "failed")
-FLUSH_SYSTEM = (
-    "You keep an agent's long-term memory. From the conversation, write only NEW durable facts worth "
-    "remembering later (decisions, preferences, names, numbers, paths, results), as markdown bullets: "
-    "each line starts with '- ' and holds one fact. Do not repeat anything already in MEMORY.md or in "
-    f"today's log. If there is nothing new, reply with exactly {NO_REPLY}."
+FLUSH_REQUEST = (
+    "List the important new facts from the conversation above as bullet points starting with '- '. "
+    f"Skip what MEMORY.md or today's log already say. If nothing is worth remembering, reply {NO_REPLY}."
 )
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(?P<text>.+?)\s*$")
+_ROLE_ECHO = re.compile(r"^(?:user|assistant|tool(?: [\w.-]+)?(?: result)?)\s*:\s*", re.IGNORECASE)
 _WORD = re.compile(r"[\w][\w.'-]*", re.UNICODE)
 MAX_BULLET_CHARS = 400
 CLIP_CHARS = 600      # each message's share of a flush prompt, head + tail
@@ -78,12 +77,20 @@ def normalise(text: str) -> str:
 
 
 def parse_bullets(text: str) -> list[str]:
-    """The bullet lines of a model reply (prose around them is ignored)."""
+    """The bullet lines of a model reply (prose around them is ignored).
+
+    A reply with no bullet at all but whole sentences, one per line, is read as one fact per
+    line (small models often drop the markers); validation decides what is kept.
+    """
     out = []
     for line in text.splitlines():
         match = _BULLET.match(line)
         if match:
-            out.append(" ".join(match.group("text").split()))
+            # A small model echoes transcript lines ("user: ..."): keep the words, not the speaker.
+            out.append(_ROLE_ECHO.sub("", " ".join(match.group("text").split())))
+    if not out:
+        out = [_ROLE_ECHO.sub("", " ".join(line.split())) for line in text.splitlines()
+               if len(line.split()) >= 4 and line.strip().endswith((".", "!")) and not line.strip().endswith(":")]
     return out
 
 
@@ -159,7 +166,7 @@ class MemoryFlushManager:
         window = context_length(self.llm)
         out_tokens = self.settings.compaction.flush_max_tokens
         # References get at most a third of the room each; the conversation gets the rest.
-        room = window - out_tokens - self.count(FLUSH_SYSTEM) - 96
+        room = window - out_tokens - self.count(FLUSH_REQUEST) - 96
         ref_budget = max(0, room // 3)
         memory_ref = truncate_to_tokens(memory, ref_budget)
         daily_ref = daily[-4 * ref_budget:] if self.count(daily) > ref_budget else daily
@@ -179,14 +186,12 @@ class MemoryFlushManager:
         chunks = chunk_messages(todo, budget, self.count, limit=CLIP_CHARS)
         for chunk in chunks:
             transcript, _dropped = render_transcript(chunk, budget, self.count, start_limit=CLIP_CHARS)
-            # The request goes last: a small model attends to the end of its prompt.
+            # One user message, the request last: small models echo a long system prompt back,
+            # and attend most to the end of what they read.
             user = (f"MEMORY.md (already known; read-only, do not repeat):\n{memory_ref.strip() or '(empty)'}\n\n"
                     f"Today's log (already known; do not repeat):\n{daily_ref.strip() or '(empty)'}\n\n"
-                    f"Conversation:\n{transcript}\n\n"
-                    f"List the new facts from the conversation worth remembering, one per line starting with '- '. "
-                    f"If there is nothing new, reply with exactly {NO_REPLY}.")
-            reply = ask(self.llm, [{"role": "system", "content": FLUSH_SYSTEM}, {"role": "user", "content": user}],
-                        max_tokens=out_tokens, cancel=self.cancel)
+                    f"Conversation:\n<<<\n{transcript}\n>>>\n\n{FLUSH_REQUEST}")
+            reply = ask(self.llm, [{"role": "user", "content": user}], max_tokens=out_tokens, cancel=self.cancel)
             if not reply.ok:
                 errors.append(reply.error)
                 continue
@@ -240,6 +245,7 @@ class MemoryFlushManager:
                   "outcome": result.outcome, "span_hash": result.span_hash, "messages": result.messages,
                   "message_ids": message_ids, "bullets": len(result.bullets), "rejected": len(result.rejected),
                   "path": result.path, "lines": list(result.lines), "error": result.error,
+                  "reply_excerpt": result.reply[:300] if not result.wrote else "",
                   "model": getattr(self.llm, "model_id", "")}
         append_jsonl(self.record_path, [record])
         return result

@@ -6,6 +6,7 @@ import json
 from core.config import Settings
 from core.dream.state import load_state
 from core.harness.agent import HarnessAgent
+from core.harness.flush import FLUSH_REQUEST
 from core.harness.messages import orphan_results
 from core.harness.tools import ToolBox
 from core.harness.anchor import AnchorStore
@@ -24,7 +25,7 @@ def summary_or(replies):
         if system.startswith("You summarise"):
             return json.dumps({"intent": "", "achieved": ["read the notes"], "pending": [], "decisions": [],
                                "artifacts": [], "failed_attempts": [], "next_steps": []})
-        if system.startswith("You keep an agent's long-term memory"):
+        if messages[-1]["content"].endswith(FLUSH_REQUEST):
             return "- The Orion staging port is 5433"
         return replies.pop(0)
     return reply

@@ -86,6 +86,9 @@ def test_a_failing_model_is_recorded_as_failed_and_can_be_retried(workspace):
 
 def test_parse_and_validate():
     assert parse_bullets("intro\n- a fact\n* another\n1. third\nprose") == ["a fact", "another", "third"]
+    assert parse_bullets("- user: The port is 5433.\n- tool shell result: ok") == ["The port is 5433.", "ok"]
+    # no markers at all: whole sentences, one per line, are read as facts (validation decides)
+    assert parse_bullets("Sure:\nThe Orion port is 5433.\nok") == ["The Orion port is 5433."]
     ok, bad = validate_bullets(["Orion port is 5433", "orion PORT is 5433!"], known="", evidence="orion port 5433")
     assert ok == ["Orion port is 5433"] and len(bad) == 1
 
