@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import sys
 import time
@@ -100,7 +101,7 @@ def run(args) -> int:
     options, tuning = kit.overrides(args.set)
     cache = kit.cache_root(args.cache) / "locomo"
     started = time.perf_counter()
-    results, dropped, latencies = [], 0, []
+    results, dropped, latencies, cpu = [], 0, [], []
     embed_s = 0.0
     for record in data:
         key = kit.data_key(record["conversation"])
@@ -129,9 +130,10 @@ def run(args) -> int:
                 dropped += missing
                 if not evidence:
                     continue
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.thread_time()
                 hits = index.search(str(qa["question"]), k=max(KS), mode=args.mode).hits
                 latencies.append((time.perf_counter() - t) * 1000)
+                cpu.append((time.thread_time() - c) * 1000)   # the query's own cost, whatever else runs
                 ranked = [(h.path, h.line) for h in hits]
                 gold = set(evidence)
                 first = next((i for i, hit in enumerate(ranked, start=1) if hit in gold), 0)
@@ -143,7 +145,7 @@ def run(args) -> int:
                     "top": [f"{p}:{n}" for p, n in ranked[:10]]})
         finally:
             index.close()
-    report(results, dropped, latencies, args, time.perf_counter() - started, embed_s)
+    report(results, dropped, latencies, args, time.perf_counter() - started, embed_s, cpu)
     return 0
 
 
@@ -152,7 +154,7 @@ def summarise(rows: list[dict]) -> dict:
             "all@10": kit.mean(r["all@10"] for r in rows), "mrr": kit.mean(r["rr"] for r in rows)}
 
 
-def report(results, dropped, latencies, args, seconds, embed_s) -> None:
+def report(results, dropped, latencies, args, seconds, embed_s, cpu) -> None:
     cats = sorted({r["category"] for r in results}, key=lambda c: (c is None, c))
     print(f"{'category':<10}{'n':>6}{'r@5':>8}{'r@10':>8}{'r@20':>8}{'all@10':>8}{'mrr':>8}")
     table = {}
@@ -166,7 +168,9 @@ def report(results, dropped, latencies, args, seconds, embed_s) -> None:
           f"{head['all@10']:>8.3f}{head['mrr']:>8.3f}")
     p50, p95 = kit.percentile(latencies, 0.5), kit.percentile(latencies, 0.95)
     print(f"evidence ids dropped (unresolvable): {dropped}; questions: {len(results)}; "
-          f"search p50={p50:.1f} ms; runtime {seconds:.1f} s (waiting for embeddings {embed_s:.1f} s)")
+          f"search p50={p50:.1f} ms (CPU time p50={kit.percentile(cpu, 0.5):.1f} p95={kit.percentile(cpu, 0.95):.1f} ms, "
+          f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores); "
+          f"runtime {seconds:.1f} s (waiting for embeddings {embed_s:.1f} s)")
     summary = (f"locomo {args.mode} recall@5={head['recall@5']:.3f} recall@10={head['recall@10']:.3f} "
                f"p95_ms={p95:.1f}")
     if args.out:
