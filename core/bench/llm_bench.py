@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 import time
 
 SCHEMA = {
@@ -38,12 +39,12 @@ WORDS = ("memory agent session daily log decision preference project sensor farm
 def register(sub) -> None:
     p = sub.add_parser("llm", help="model API vs a plain llama.cpp loop: decode, prefix-reuse TTFT, JSON speed")
     p.add_argument("--model", default="smollm2-135m-instruct-q4_1", help="catalog id or .gguf path")
-    p.add_argument("--prompt-tokens", type=int, default=256, help="prompt length for prefill/decode")
-    p.add_argument("--decode-tokens", type=int, default=96)
+    p.add_argument("--prompt-tokens", type=int, default=128, help="prompt length for prefill/decode")
+    p.add_argument("--decode-tokens", type=int, default=64)
     p.add_argument("--prefix-tokens", type=int, default=1500, help="shared prefix for the TTFT figure")
     p.add_argument("--json-tokens", type=int, default=200, help="max tokens of a structured reply")
     p.add_argument("--json-runs", type=int, default=3, help="structured prompts per mode")
-    p.add_argument("--repeat", type=int, default=3, help="runs per speed figure (the best counts)")
+    p.add_argument("--repeat", type=int, default=5, help="pairs of decode runs (ours, plain)")
     p.add_argument("--context", type=int, default=4096)
     p.add_argument("--threads", type=int, default=0, help="0 = physical cores")
     p.add_argument("--no-naive-grammar", action="store_true", help="skip llama.cpp's plain grammar sampler figure")
@@ -129,6 +130,7 @@ def json_round(client, i: int, max_tokens: int, totals: dict) -> None:
     reply = client.complete(json_messages(i), max_tokens=max_tokens, temperature=0.0)
     totals["free"][0] += reply.completion_tokens
     totals["free"][1] += reply.extra["decode_seconds"]
+    free_tps = reply.decode_tps
     for mode in ("grammar", "retry"):
         client.json_mode = mode
         try:
@@ -141,6 +143,8 @@ def json_round(client, i: int, max_tokens: int, totals: dict) -> None:
         row[1] += reply.extra["after_first_token_seconds"]
         row[2] += reply.extra.get("attempts", 1)
         row[3] += 1
+        effective = reply.extra["reply_tokens"] / max(reply.extra["after_first_token_seconds"], 1e-9)
+        totals.setdefault(f"{mode}_ratios", []).append(effective / free_tps if free_tps else 0.0)
 
 
 def cmd_bench_llm(args) -> int:
@@ -159,27 +163,34 @@ def cmd_bench_llm(args) -> int:
           f"gpu_layers={client.n_gpu_layers} context={client.context_length} json_mode={client.json_mode}")
     try:
         client.load()
-        # 1. decode and prefill: our API and the plain loop on the same prompt, interleaved
-        #    (best of --repeat each, so a burst of load elsewhere does not decide the ratio)
+        # 1. decode and prefill: our API and the plain loop on the same prompt, in adjacent pairs
+        #    (the order alternates); the ratio is the median of the pairs' ratios, so a burst of
+        #    load elsewhere on a shared machine does not decide it.
         llm = load_llama(EngineConfig(**{k: v for k, v in client.worker_config().items() if k != "idle_unload_s"}))
         ours = {"prefill_tps": 0.0, "decode_tps": 0.0}
         plain = {"prefill_tps": 0.0, "decode_tps": 0.0}
+        ratios = []
         for r in range(max(1, args.repeat)):
             messages = decode_messages(args.prompt_tokens, 100 + r, client.count_tokens)   # fresh: nothing cached
+            prompt_ids = tokenize_prompt(llm, client.render_prompt(messages)[0])
+            run = plain_loop(llm, prompt_ids, args.decode_tokens) if r % 2 else None
             reply = client.complete(messages, max_tokens=args.decode_tokens, temperature=0.0)
             produced = max(2, reply.completion_tokens)
-            ours["prefill_tps"] = max(ours["prefill_tps"], reply.prompt_tokens / max(reply.extra["prefill_seconds"], 1e-9))
-            ours["decode_tps"] = max(ours["decode_tps"], reply.decode_tps)
-            prompt_ids = tokenize_prompt(llm, client.render_prompt(messages)[0])
-            run = plain_loop(llm, prompt_ids, produced)
+            if run is None or produced != args.decode_tokens:
+                run = plain_loop(llm, prompt_ids, produced)
+            mine = {"prefill_tps": reply.prompt_tokens / max(reply.extra["prefill_seconds"], 1e-9),
+                    "decode_tps": reply.decode_tps}
+            ours = {k: max(ours[k], mine[k]) for k in ours}
             plain = {k: max(plain[k], run[k]) for k in plain}
-            print(f"  run {r}: prompt={reply.prompt_tokens} tokens, {produced} generated; "
-                  f"ours prefill={reply.prompt_tokens / max(reply.extra['prefill_seconds'], 1e-9):.1f} "
-                  f"decode={reply.decode_tps:.1f} tok/s; plain prefill={run['prefill_tps']:.1f} "
-                  f"decode={run['decode_tps']:.1f} tok/s")
-        decode_ratio = ours["decode_tps"] / plain["decode_tps"] if plain["decode_tps"] else 0.0
-        print(f"prefill tok/s: ours={ours['prefill_tps']:.1f} plain={plain['prefill_tps']:.1f}; "
-              f"decode tok/s: ours={ours['decode_tps']:.1f} plain={plain['decode_tps']:.1f} ratio={decode_ratio:.3f}")
+            ratios.append(mine["decode_tps"] / run["decode_tps"] if run["decode_tps"] else 0.0)
+            print(f"  pair {r}: prompt={reply.prompt_tokens} tokens, {produced} generated; "
+                  f"ours prefill={mine['prefill_tps']:.1f} decode={mine['decode_tps']:.1f} tok/s; "
+                  f"plain prefill={run['prefill_tps']:.1f} decode={run['decode_tps']:.1f} tok/s; "
+                  f"ratio={ratios[-1]:.3f}")
+        decode_ratio = statistics.median(ratios)
+        print(f"prefill tok/s (best): ours={ours['prefill_tps']:.1f} plain={plain['prefill_tps']:.1f}; "
+              f"decode tok/s (best): ours={ours['decode_tps']:.1f} plain={plain['decode_tps']:.1f}; "
+              f"decode ratio (median of pairs)={decode_ratio:.3f}")
 
         # 2. prefix reuse: two prompts sharing a long system prompt (MEMORY.md)
         system = "You keep an agent's memory. MEMORY.md:\n" + filler(args.prefix_tokens, 7, client.count_tokens)
@@ -197,7 +208,8 @@ def cmd_bench_llm(args) -> int:
         totals = {mode: [0, 0.0, 0, 0] for mode in ("free", "grammar", "retry")}
         for i in range(max(1, args.json_runs)):   # interleaved, as above
             json_round(client, i, args.json_tokens, totals)
-        tps = {mode: row[0] / row[1] if row[1] else 0.0 for mode, row in totals.items()}
+        tps = {mode: totals[mode][0] / totals[mode][1] if totals[mode][1] else 0.0
+               for mode in ("free", "grammar", "retry")}
         free_tps = tps["free"]
         for mode in ("grammar", "retry"):
             row = totals[mode]
@@ -211,8 +223,13 @@ def cmd_bench_llm(args) -> int:
             json_prompt = tokenize_prompt(llm, client.render_prompt(json_messages(0))[0])
             naive = naive_grammar(llm, json_prompt, json_schema_to_gbnf(json.dumps(SCHEMA)), args.json_tokens)
             print(f"json llama.cpp grammar sampler (reference): {naive:.1f} tok/s")
-        json_ratio = results[chosen]["tps"] / free_tps if free_tps else 0.0
-        print(f"json free decoding: {free_tps:.1f} tok/s; chosen mode {chosen}: ratio={json_ratio:.3f}")
+        # median over prompts of (structured effective speed / free speed on the same prompt);
+        # a prompt with no valid reply counts as 0
+        per_prompt = totals.get(f"{chosen}_ratios", [])
+        per_prompt += [0.0] * (max(1, args.json_runs) - len(per_prompt))
+        json_ratio = statistics.median(per_prompt)
+        print(f"json free decoding: {free_tps:.1f} tok/s; chosen mode {chosen}: "
+              f"ratio (median of prompts)={json_ratio:.3f}")
         del llm
     finally:
         client.close()
