@@ -91,6 +91,7 @@ def plain_loop(llm, tokens: list[int], count: int) -> dict:
                 raise RuntimeError("llama_decode failed on the prompt")
         token = lib.llama_sampler_sample(sampler, ctx, -1)
         first = time.perf_counter()
+        cpu_first = time.process_time()
         one = (lib.llama_token * 1)()
         for _ in range(count - 1):
             one[0] = token
@@ -98,10 +99,12 @@ def plain_loop(llm, tokens: list[int], count: int) -> dict:
                 raise RuntimeError("llama_decode failed")
             token = lib.llama_sampler_sample(sampler, ctx, -1)
         done = time.perf_counter()
+        cpu = time.process_time() - cpu_first
     finally:
         lib.llama_sampler_free(sampler)
     return {"prefill_tps": len(tokens) / max(first - started, 1e-9),
-            "decode_tps": (count - 1) / max(done - first, 1e-9)}
+            "decode_tps": (count - 1) / max(done - first, 1e-9),
+            "cpu_ms_per_token": 1000 * cpu / max(count - 1, 1)}
 
 
 def naive_grammar(llm, tokens: list[int], gbnf: str, max_tokens: int) -> float:
@@ -169,7 +172,7 @@ def cmd_bench_llm(args) -> int:
         llm = load_llama(EngineConfig(**{k: v for k, v in client.worker_config().items() if k != "idle_unload_s"}))
         ours = {"prefill_tps": 0.0, "decode_tps": 0.0}
         plain = {"prefill_tps": 0.0, "decode_tps": 0.0}
-        ratios = []
+        ratios, cpu_pairs = [], []
         for r in range(max(1, args.repeat)):
             messages = decode_messages(args.prompt_tokens, 100 + r, client.count_tokens)   # fresh: nothing cached
             prompt_ids = tokenize_prompt(llm, client.render_prompt(messages)[0])
@@ -183,14 +186,21 @@ def cmd_bench_llm(args) -> int:
             ours = {k: max(ours[k], mine[k]) for k in ours}
             plain = {k: max(plain[k], run[k]) for k in plain}
             ratios.append(mine["decode_tps"] / run["decode_tps"] if run["decode_tps"] else 0.0)
+            # CPU time per token does not depend on how busy the machine is: a check on the ratio
+            cpu_ours = 1000 * reply.extra["decode_cpu_seconds"] / max(produced - 1, 1)
+            cpu_pairs.append((cpu_ours, run["cpu_ms_per_token"]))
             print(f"  pair {r}: prompt={reply.prompt_tokens} tokens, {produced} generated; "
-                  f"ours prefill={mine['prefill_tps']:.1f} decode={mine['decode_tps']:.1f} tok/s; "
-                  f"plain prefill={run['prefill_tps']:.1f} decode={run['decode_tps']:.1f} tok/s; "
+                  f"ours prefill={mine['prefill_tps']:.1f} decode={mine['decode_tps']:.1f} tok/s "
+                  f"({cpu_ours:.1f} CPU ms/token); plain prefill={run['prefill_tps']:.1f} "
+                  f"decode={run['decode_tps']:.1f} tok/s ({run['cpu_ms_per_token']:.1f} CPU ms/token); "
                   f"ratio={ratios[-1]:.3f}")
         decode_ratio = statistics.median(ratios)
         print(f"prefill tok/s (best): ours={ours['prefill_tps']:.1f} plain={plain['prefill_tps']:.1f}; "
               f"decode tok/s (best): ours={ours['decode_tps']:.1f} plain={plain['decode_tps']:.1f}; "
               f"decode ratio (median of pairs)={decode_ratio:.3f}")
+        cpu_ratio = statistics.median(p / o if o else 0.0 for o, p in cpu_pairs)
+        print(f"decode CPU per token, plain/ours (median of pairs): {cpu_ratio:.3f} "
+              "(1.0 = our loop costs no more CPU than llama.cpp's own)")
 
         # 2. prefix reuse: two prompts sharing a long system prompt (MEMORY.md)
         system = "You keep an agent's memory. MEMORY.md:\n" + filler(args.prefix_tokens, 7, client.count_tokens)

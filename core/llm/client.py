@@ -166,6 +166,7 @@ class LocalClient:
         extra = {**extra, "cached_tokens": event["cached_tokens"], "load_seconds": sum(e["load_seconds"] for e in events),
                  "prefill_seconds": event["prefill_seconds"], "grammar_rejections": event["grammar_rejections"],
                  "decode_seconds": decode, "reply_tokens": event["completion_tokens"],
+                 "decode_cpu_seconds": sum(e["decode_cpu_seconds"] for e in events),
                  # seconds after the first token of the first attempt: what retries really cost
                  "after_first_token_seconds": (events[0]["seconds"] - events[0]["ttft_seconds"])
                  + sum(e["seconds"] for e in events[1:])}

@@ -17,7 +17,7 @@ import ctypes
 import math
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from core.llm.templates import TURN_ENDS, ChatTemplate, template_for
@@ -53,7 +53,7 @@ class Generation:
     ttft_seconds: float = 0.0
     seconds: float = 0.0
     grammar_rejections: int = 0
-    timings: dict = field(default_factory=dict)
+    decode_cpu_seconds: float = 0.0   # CPU time of this process after the first token (all threads)
 
 
 @contextlib.contextmanager
@@ -248,6 +248,7 @@ class Engine:
         grammar = self._grammar(gbnf) if gbnf else None
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         text, sent = "", 0
+        cpu_first = None
         try:
             pending = tokens[out.cached_tokens:]
             llm.eval(pending)
@@ -264,6 +265,7 @@ class Engine:
                     lib.llama_sampler_accept(grammar, token)
                 if out.completion_tokens == 0:
                     out.ttft_seconds = time.perf_counter() - started
+                    cpu_first = time.process_time()
                 if lib.llama_vocab_is_eog(self.vocab, token):
                     break
                 out.completion_tokens += 1
@@ -291,6 +293,8 @@ class Engine:
                 lib.llama_sampler_free(grammar)
         out.text = text
         out.seconds = time.perf_counter() - started
+        if cpu_first is not None:
+            out.decode_cpu_seconds = time.process_time() - cpu_first
         if out.completion_tokens == 0:
             out.ttft_seconds = out.seconds
         return out
