@@ -216,7 +216,7 @@ class MainWindow(QMainWindow):
         self.workspaceOpened.emit(controller)
         return True
 
-    def close_workspace(self) -> bool:
+    def close_workspace(self, quitting: bool = False) -> bool:
         """Close every view (asking about unsaved edits) and stop the controller. False: the person said no."""
         if self.controller is None:
             return True
@@ -227,6 +227,10 @@ class MainWindow(QMainWindow):
             if hasattr(view, "flush_recovery"):
                 view.flush_recovery()
         self.save_state()
+        if quitting:
+            # Waiting for a job to reach its next cancellation point (a model load cannot be
+            # interrupted) should not look like a frozen window.
+            self.hide()
         controller, self.controller = self.controller, None
         while self.tabs.count():
             widget = self.tabs.widget(0)
@@ -247,7 +251,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         had_workspace = self.controller is not None
-        if not self.close_workspace():       # saves the window state while the views are still there
+        if not self.close_workspace(quitting=True):   # saves the window state while the views are still there
             event.ignore()
             return
         if not had_workspace:

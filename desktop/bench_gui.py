@@ -1,0 +1,193 @@
+"""The GUI benchmark's app side: `python -m desktop.bench_gui WORKSPACE --t0 EPOCH [--seconds S] [--no-model]`.
+
+Started by `reverie bench gui` (core/bench/gui_bench.py, which builds the workspace
+and must not import Qt itself). It opens the real main window on the workspace,
+starts a fresh index build (FTS, then embeddings in the background) and a dream,
+and keeps using the app while they run: a search typed every second, a daily log
+opened, tabs switched. A heartbeat timer on the main thread fires every 10 ms; the
+longest gap beyond that interval is the longest main-thread stall. The first
+window time runs from `--t0` (when the parent launched this process) to the first
+paint of the window. At the end the window is closed with the jobs still running,
+which also measures a clean shutdown.
+
+Last line: `gui first_window_s=... max_stall_ms=...`
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+HEARTBEAT_MS = 10
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m desktop.bench_gui")
+    parser.add_argument("workspace")
+    parser.add_argument("--t0", type=float, default=None, help="epoch seconds when the process was launched")
+    parser.add_argument("--seconds", type=float, default=20.0, help="how long to measure while the jobs run")
+    parser.add_argument("--no-model", action="store_true", help="dream without a model (rules only)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    t0 = time.time()
+    args = parse_args(argv)
+    t0 = args.t0 or t0
+    from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.app import make_app
+    from desktop.main_window import MainWindow
+
+    app = make_app([sys.argv[0]])
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      os.path.join(args.workspace, ".reverie", "bench-qsettings"))
+    qsettings = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "ReverieBench", "bench")
+    options = {"schedule": False, "watch": True, "index": True}
+    if args.no_model:
+        options["llm_factory"] = lambda _ws: None
+    window = MainWindow(qsettings=qsettings, controller_options=options)
+    figures: dict[str, float] = {}
+    gaps: list[float] = []
+    state = {"last": 0.0, "beats": 0, "uses": 0}
+
+    class FirstPaint(QObject):
+        def eventFilter(self, obj, event) -> bool:
+            if event.type() == QEvent.Type.Paint and "first_window_s" not in figures:
+                figures["first_window_s"] = time.time() - t0
+                app.removeEventFilter(self)
+            return False
+
+    watcher = FirstPaint()
+    app.installEventFilter(watcher)
+
+    heavy = ("torch", "transformers", "sentence_transformers", "scipy", "sklearn")
+    loaded = {name for name in heavy if name in sys.modules}
+    long_stalls: list[tuple[float, float, str]] = []      # (ms, seconds since launch, what loaded meanwhile)
+
+    def beat() -> None:
+        now = time.perf_counter()
+        if state["last"]:
+            gap = (now - state["last"]) * 1000.0
+            gaps.append(gap)
+            if gap - HEARTBEAT_MS > 50:
+                # Attribute it: a library imported on a worker thread holds the GIL through its C init.
+                new = {name for name in heavy if name in sys.modules} - loaded
+                loaded.update(new)
+                long_stalls.append((gap - HEARTBEAT_MS, time.time() - t0, ", ".join(sorted(new))))
+        state["last"] = now
+        state["beats"] += 1
+
+    if os.environ.get("REVERIE_BENCH_DUMP"):
+        # Diagnosis: when the heartbeat stops for over 0.4 s, print every thread's stack once.
+        import faulthandler
+        import threading
+
+        def dumper() -> None:
+            dumped = 0.0
+            while True:
+                time.sleep(0.2)
+                last = state["last"]
+                if last and time.perf_counter() - last > 0.4 and last != dumped:
+                    dumped = last
+                    faulthandler.dump_traceback(all_threads=True)
+        threading.Thread(target=dumper, daemon=True, name="stall-dumper").start()
+
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(HEARTBEAT_MS)
+    heartbeat.timeout.connect(beat)
+
+    def open_workspace() -> None:
+        heartbeat.start()          # from here on every stall counts: the open itself included
+        if not window.open_workspace(args.workspace):
+            print("bench: the workspace did not open", file=sys.stderr)
+            app.exit(2)
+            return
+        controller = window.controller
+        memory = window.views["MEMORY.md"]
+        memory.loaded.connect(lambda: figures.setdefault("ready_s", time.time() - t0))
+        controller.start_dream(reason="benchmark")
+        QTimer.singleShot(int(args.seconds * 1000), finish)
+        use.start()
+
+    queries = ["tea", "deploy staging", "陈伟 固件", "Keycloak", "backup job", "invoice export", "数据库", "Maya"]
+
+    def use_the_app() -> None:
+        """What a person does meanwhile: search as they type, open logs, switch views."""
+        if window.controller is None:
+            return
+        n = state["uses"]
+        state["uses"] += 1
+        if n % 4 == 0:
+            view = window.show_search()
+            view.set_query(queries[(n // 4) % len(queries)])
+        elif n % 4 == 1:
+            listing = window.sidebar.listing
+            months = list(listing.daily.values()) if listing else []
+            if months:
+                logs = months[(n // 4) % len(months)]
+                window.open_location(logs[0], 50)
+        elif n % 4 == 2:
+            window.open_view("dreams", "")
+        else:
+            window.open_location("MEMORY.md")
+
+    use = QTimer()
+    use.setInterval(1000)
+    use.timeout.connect(use_the_app)
+
+    def finish() -> None:
+        use.stop()
+        heartbeat.stop()
+        controller = window.controller
+        report(controller)
+        started = time.perf_counter()
+        for view in window.views.values():
+            editor = getattr(view, "editor", None)
+            if editor is not None and hasattr(editor, "document"):
+                editor.document().setModified(False)
+        window.close()
+        figures["shutdown_s"] = time.perf_counter() - started
+        print(f"[{time.time() - t0:.1f} s] window closed", flush=True)
+        print(f"shutdown with the jobs still running: {figures['shutdown_s']:.2f} s")
+        app.exit(0)
+
+    def report(controller) -> None:
+        if not gaps:
+            print("no heartbeats were measured", file=sys.stderr)
+            return
+        stalls = [max(0.0, g - HEARTBEAT_MS) for g in gaps]
+        ordered = sorted(gaps)
+        figures["max_stall_ms"] = max(stalls)
+        print(f"first window: {figures.get('first_window_s', float('nan')):.3f} s from launch; "
+              f"MEMORY.md shown: {figures.get('ready_s', float('nan')):.3f} s")
+        print(f"heartbeat every {HEARTBEAT_MS} ms for {args.seconds:.0f} s: {len(gaps)} beats, "
+              f"gap p50 {statistics.median(gaps):.1f} ms, p99 {ordered[int(len(ordered) * 0.99) - 1]:.1f} ms, "
+              f"max {ordered[-1]:.1f} ms; beats late by > 20 ms: {sum(1 for s in stalls if s > 20)}")
+        print(f"app use meanwhile: {state['uses']} actions (searches, logs opened, views switched)")
+        for ms, at, new in sorted(long_stalls, reverse=True)[:8]:
+            cause = f"; {new} finished importing on a worker thread meanwhile" if new else ""
+            print(f"  stall {ms:.0f} ms at {at:.1f} s{cause}")
+        print(f"longest stall without an import of {', '.join(heavy[:3])} in it: "
+              f"{max([ms for ms, _at, new in long_stalls if not new] or [max(stalls) if max(stalls) <= 50 else 0]):.1f} ms")
+        index_task, dream_task = controller.index_task, controller.dream_task
+        print(f"index build: {'finished' if index_task is not None and index_task.done else 'still running'}; "
+              f"{controller.index_summary}")
+        print(f"dream: {'finished' if dream_task is not None and dream_task.done else 'still running'}")
+
+    window.show()                              # as the app does: show first, open right after
+    QTimer.singleShot(0, open_workspace)
+    code = app.exec()
+    if "max_stall_ms" not in figures:
+        return code or 1
+    print(f"gui first_window_s={figures['first_window_s']:.3f} max_stall_ms={figures['max_stall_ms']:.1f}")
+    QApplication.processEvents()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
