@@ -170,10 +170,8 @@ def main(argv=None) -> int:
               f"max {ordered[-1]:.1f} ms; beats late by > 20 ms: {sum(1 for s in stalls if s > 20)}")
         print(f"app use meanwhile: {state['uses']} actions (searches, logs opened, views switched)")
         for ms, at, new in sorted(long_stalls, reverse=True)[:8]:
-            cause = f"; {new} finished importing on a worker thread meanwhile" if new else ""
+            cause = f"; a worker thread began importing {new} meanwhile" if new else ""
             print(f"  stall {ms:.0f} ms at {at:.1f} s{cause}")
-        print(f"longest stall without an import of {', '.join(heavy[:3])} in it: "
-              f"{max([ms for ms, _at, new in long_stalls if not new] or [max(stalls) if max(stalls) <= 50 else 0]):.1f} ms")
         index_task, dream_task = controller.index_task, controller.dream_task
         print(f"index build: {'finished' if index_task is not None and index_task.done else 'still running'}; "
               f"{controller.index_summary}")

@@ -34,7 +34,7 @@ def test_scheduler_runs_maintenance_then_dreams_after_idle(qtbot, demo_workspace
     assert controller.scheduler.running and controller.scheduler.thread in running_threads()
 
     # Never maintained: the tick runs at once. The demo was just written, so the agent counts as active.
-    qtbot.waitUntil(lambda: len(finished) == 1, timeout=60_000)
+    qtbot.waitUntil(lambda: len(finished) == 1, timeout=180_000)
     report = finished[0]
     assert report.plan.tick_due and report.dream is None
     assert any("agent is active" in note for note in report.notes)
@@ -49,7 +49,7 @@ def test_scheduler_runs_maintenance_then_dreams_after_idle(qtbot, demo_workspace
 
     # Eleven minutes later (idle time 10 min): the scheduler starts the dream.
     clock.advance(11 * 60)
-    qtbot.waitUntil(lambda: len(finished) == 2, timeout=60_000)
+    qtbot.waitUntil(lambda: len(finished) == 2, timeout=180_000)
     result = finished[1]
     assert result.status == "proposed" and list_proposals(ws.paths)
     assert load_state(ws.paths).last_run
