@@ -238,6 +238,8 @@ def cmd_retention(args) -> int:
           f"summary={report['found']['summary']}/{n} raw-log-has-all={report['log_has_all']}")
     print(f"retention model={args.model} daily={frac['daily']:.2f} offload={frac['offload']:.2f} "
           f"summary={frac['summary']:.2f} ratio={report['ratio']:.1f}")
-    if not report["log_has_all"] or report["found"]["offload"] != n:
+    if not report["log_has_all"]:
+        # The hard invariant: every planted fact is in the raw log. `offload=` is what search finds
+        # there, which can be less for a fact deep inside a 100 kB tool-result line.
         raise CoreError("the offloaded session log does not hold every planted fact (it must hold 100%)")
     return 0

@@ -31,7 +31,8 @@ def test_the_planted_conversation_has_every_fact_once_and_well_formed_tool_pairs
 
 @pytest.mark.slow
 def test_retention_bench_small_run(tmp_path, capsys):
-    code = main(["bench", "retention", "--messages", "64", "--facts", "8", "--big", "1",
+    # No 100 kB results here: every fact sits in an ordinary message line, which search must find.
+    code = main(["bench", "retention", "--messages", "64", "--facts", "8", "--big", "0",
                  "--workspace", str(tmp_path / "ws")])
     out = capsys.readouterr().out.strip().splitlines()
     assert code == 0
@@ -39,5 +40,6 @@ def test_retention_bench_small_run(tmp_path, capsys):
     assert match, out[-1]
     assert match.group(1) == "smollm2-135m-instruct-q4_1"
     assert match.group(3) == "1.00"                               # the offloaded log holds every fact
+    assert any("raw-log-has-all=True" in line for line in out)
     assert float(match.group(5)) > 1.0
     assert (tmp_path / "ws" / "sessions" / "bench-retention.log.jsonl").exists()
