@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from core.store.memory_md import parse_bullet, strip_comments
-from core.store.paths import DAILY_NAME
+from core.store.paths import daily_date
 
 MAX_TEXT = 4_000        # what a hit shows of one line
 MAX_BODY = 20_000       # what keyword search sees of one line
@@ -117,13 +117,7 @@ def indexed_files(root: Path) -> dict[str, Path]:
 
 # ----- dates ---------------------------------------------------------------------------------
 def file_day(rel: str) -> dt.date | None:
-    match = DAILY_NAME.match(rel.rsplit("/", 1)[-1])
-    if not match:
-        return None
-    try:
-        return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-    except ValueError:
-        return None
+    return daily_date(Path(rel))
 
 
 @functools.lru_cache(maxsize=4096)
