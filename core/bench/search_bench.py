@@ -117,7 +117,9 @@ def synthetic_vectors(db: Path, rng: random.Random) -> int:
         conn.executemany("INSERT OR IGNORE INTO embeddings(hash, vector) VALUES(?, ?)",
                          [(h, v.tobytes()) for h, v in zip(chunk, vecs)])
         conn.commit()
-    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('embedding_dim', ?)", (str(base.shape[1]),))
+    # The model's id too: an index opened with a model it has no record of drops the cache as stale.
+    conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)",
+                     [("embedding_dim", str(base.shape[1])), ("embedding_model", embedder.model_id)])
     conn.commit()
     conn.close()
     return len(hashes)
