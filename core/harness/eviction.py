@@ -17,12 +17,27 @@ import json
 import re
 
 from core.config import EvictionSettings
+from core.errors import PathEscapeError
 from core.harness.messages import Message, message_tokens, tool_names, total_tokens
 from core.store.atomic import atomic_write
-from core.store.paths import WorkspacePaths
+from core.store.paths import WorkspacePaths, confine
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 REFERENCE_PREVIEW = 200
+
+
+def read_payload(paths: WorkspacePaths, rel_path: str) -> str:
+    """The text of an evicted payload, read only from `large_tool_results/` inside the workspace.
+
+    The path comes from a message, and messages come from outside (a JSONL file, an agent):
+    `../`, an absolute path or a symlink pointing out must not turn the session log into a
+    copy of any file on the machine. PathEscapeError for anything outside.
+    """
+    resolved = confine(paths.root, str(rel_path))
+    store = paths.large_results_dir.resolve()
+    if store not in resolved.parents:
+        raise PathEscapeError(f"evicted payload path {rel_path!r} is not under {paths.relative(paths.large_results_dir)}/")
+    return resolved.read_text(encoding="utf-8")
 
 
 def safe_call_id(call_id: str) -> str:
@@ -111,8 +126,8 @@ class ToolResultEvictor:
             full, rel = content, msg.get("evicted")
             if rel:  # a tier-1 placeholder: its file already holds the full text; point there
                 try:
-                    full = (self.paths.root / rel).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
+                    full = read_payload(self.paths, rel)
+                except (OSError, UnicodeDecodeError, PathEscapeError):
                     full = content
             else:
                 rel = self._store(msg["tool_call_id"], content)
@@ -136,8 +151,8 @@ def restore_payloads(paths: WorkspacePaths, msg: Message) -> Message:
     out = msg
     if msg.get("role") == "tool" and msg.get("evicted"):
         try:
-            full = (paths.root / msg["evicted"]).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            full = read_payload(paths, msg["evicted"])
+        except (OSError, UnicodeDecodeError, PathEscapeError):
             return msg  # the placeholder and its path are the best record left
         out = {k: v for k, v in msg.items() if k != "kind"}
         out["content"] = full
@@ -148,9 +163,9 @@ def restore_payloads(paths: WorkspacePaths, msg: Message) -> Message:
             if args.startswith('{"_moved_to"'):
                 try:
                     moved = json.loads(args)["_moved_to"]
-                    args = (paths.root / moved).read_text(encoding="utf-8")
+                    args = read_payload(paths, moved)
                     call = {**call, "function": {**call["function"], "arguments": args}}
-                except (OSError, UnicodeDecodeError, ValueError, KeyError):
+                except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, PathEscapeError):
                     pass
             calls.append(call)
         out = {**out, "tool_calls": calls}
