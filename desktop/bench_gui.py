@@ -32,6 +32,22 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
+def _gc_pauses() -> list[tuple[float, int]]:
+    """(ms, generation) of every garbage collection from now on, in any thread: a pause stops them all."""
+    import gc
+
+    pauses: list[tuple[float, int]] = []
+    began = [0.0]
+
+    def timing(phase: str, info: dict) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        elif began[0]:
+            pauses.append(((time.perf_counter() - began[0]) * 1000.0, info.get("generation", -1)))
+    gc.callbacks.append(timing)
+    return pauses
+
+
 def main(argv=None) -> int:
     t0 = time.time()
     args = parse_args(argv)
@@ -81,18 +97,23 @@ def main(argv=None) -> int:
         state["last"] = now
         state["beats"] += 1
 
+    pauses = _gc_pauses()
     if os.environ.get("REVERIE_BENCH_DUMP"):
-        # Diagnosis: when the heartbeat stops for over 0.4 s, print every thread's stack once.
+        # Diagnosis: when the heartbeat stops for over REVERIE_BENCH_DUMP ms (1 = 400), print every thread's stack once.
         import faulthandler
         import threading
+
+        limit_s = (float(os.environ["REVERIE_BENCH_DUMP"]) if float(os.environ["REVERIE_BENCH_DUMP"]) > 1 else 400) / 1000
 
         def dumper() -> None:
             dumped = 0.0
             while True:
-                time.sleep(0.2)
+                time.sleep(limit_s / 4)
                 last = state["last"]
-                if last and time.perf_counter() - last > 0.4 and last != dumped:
+                if last and time.perf_counter() - last > limit_s and last != dumped:
                     dumped = last
+                    print(f"--- heartbeat {1000 * (time.perf_counter() - last):.0f} ms late at "
+                          f"{time.time() - t0:.2f} s", file=sys.stderr, flush=True)
                     faulthandler.dump_traceback(all_threads=True)
         threading.Thread(target=dumper, daemon=True, name="stall-dumper").start()
 
@@ -169,6 +190,9 @@ def main(argv=None) -> int:
               f"gap p50 {statistics.median(gaps):.1f} ms, p99 {ordered[int(len(ordered) * 0.99) - 1]:.1f} ms, "
               f"max {ordered[-1]:.1f} ms; beats late by > 20 ms: {sum(1 for s in stalls if s > 20)}")
         print(f"app use meanwhile: {state['uses']} actions (searches, logs opened, views switched)")
+        if pauses:
+            print(f"garbage collections: {len(pauses)}, longest {max(p for p, _ in pauses):.1f} ms "
+                  f"(generation {max(pauses)[1]}), {sum(p for p, _ in pauses):.0f} ms in all")
         for ms, at, new in sorted(long_stalls, reverse=True)[:8]:
             cause = f"; a worker thread began importing {new} meanwhile" if new else ""
             print(f"  stall {ms:.0f} ms at {at:.1f} s{cause}")

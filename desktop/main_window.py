@@ -8,6 +8,7 @@ choice), and to the sidebar. Window, dock and splitter state are kept in QSettin
 """
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -210,6 +211,7 @@ class MainWindow(QMainWindow):
         self.welcome.hide()
         self.tabs.show()
         self._remember(str(ws.root))
+        gc.freeze()               # what the workspace and its views hold now lives on: keep it out of later scans
         controller.start()
         self.refresh_sidebar()
         self.open_location("MEMORY.md")

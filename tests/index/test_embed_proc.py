@@ -1,0 +1,155 @@
+"""The embedding model in a child process (core/index/embed_proc.py): the real MiniLM model, real child processes."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from core.index.embed_proc import ProcessEmbedder
+from core.index.embedder import EmbedderError, default_embedder
+
+TEXTS = ["the backup job failed at 03:00 and was retried", "Maya prefers tea over coffee",
+         "陈伟 更新了固件", "deploy staging after the Keycloak upgrade", ""]
+
+
+def _gone(pid: int, within_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            finished, _status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:      # already reaped by its Popen
+            finished = pid
+        if finished == pid:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture(scope="module")
+def proc_embedder():
+    embedder = ProcessEmbedder()
+    yield embedder
+    embedder.close()
+
+
+@pytest.mark.slow
+def test_vectors_equal_the_in_process_ones(proc_embedder, minilm):
+    assert proc_embedder.model_id == minilm.model_id       # the embedding cache stays valid
+    assert proc_embedder.dim == minilm.dim == 384
+    got = proc_embedder.embed_batch(TEXTS)
+    want = minilm.embed_batch(TEXTS)
+    assert got.dtype == np.float32 and got.shape == (len(TEXTS), 384)
+    assert np.abs(got - want).max() < 1e-5
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-4)
+    assert proc_embedder.embed_batch([]).shape == (0, 384)
+    assert proc_embedder.pid is not None and proc_embedder.pid != os.getpid()
+
+
+@pytest.mark.slow
+def test_a_killed_child_is_restarted(proc_embedder, minilm):
+    proc_embedder.embed_batch(["start it"])
+    first, starts = proc_embedder.pid, proc_embedder.starts
+    os.kill(first, signal.SIGKILL)
+    assert _gone(first)
+    again = proc_embedder.embed_batch(TEXTS[:2])
+    assert proc_embedder.starts == starts + 1 and proc_embedder.pid not in (None, first)
+    assert np.abs(again - minilm.embed_batch(TEXTS[:2])).max() < 1e-5
+
+
+@pytest.mark.slow
+def test_a_child_killed_mid_request_is_restarted_once(proc_embedder):
+    proc_embedder.embed_batch(["start it"])
+    starts = proc_embedder.starts
+    victim = proc_embedder.pid
+    # Kill the child while it encodes a large batch: the request goes to a fresh child.
+    import threading
+
+    threading.Timer(0.3, lambda: os.kill(victim, signal.SIGKILL)).start()
+    vectors = proc_embedder.embed_batch([f"line {i} about the nightly backup" for i in range(3000)])
+    assert vectors.shape == (3000, 384)
+    assert proc_embedder.starts == starts + 1
+
+
+def test_a_child_that_cannot_load_its_model_is_a_clear_error(tmp_path):
+    folder = tmp_path / "broken-model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{ not json", encoding="utf-8")
+    embedder = ProcessEmbedder(str(folder))
+    try:
+        with pytest.raises(EmbedderError, match="embedding model|broken-model"):
+            embedder.embed_batch(["anything"])
+        assert embedder.pid is None
+    finally:
+        embedder.close()
+
+
+@pytest.mark.slow
+def test_a_child_that_keeps_dying_ends_in_a_clear_error():
+    """Every child is killed soon after it appears: one restart, then EmbedderError (and no child left)."""
+    import threading
+
+    embedder = ProcessEmbedder()
+    embedder.embed_batch(["start it"])
+    stop, killed = threading.Event(), []
+
+    def killer() -> None:
+        while not stop.is_set():
+            pid = embedder._proc.pid if embedder._proc is not None else None
+            if pid is not None and pid not in killed:
+                time.sleep(0.2)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    try:
+        with pytest.raises(EmbedderError, match="embedding process"):
+            embedder.embed_batch([f"line {i} about the nightly backup" for i in range(5000)])
+        assert len(killed) == 2 and embedder.starts == 2
+    finally:
+        stop.set()
+        thread.join()
+        embedder.close()
+    assert embedder.pid is None and all(_gone(pid) for pid in killed)
+
+
+@pytest.mark.slow
+def test_close_leaves_no_process():
+    embedder = ProcessEmbedder()
+    embedder.embed_batch(["hello"])
+    pid = embedder.pid
+    assert pid is not None
+    embedder.close()
+    assert embedder.pid is None and _gone(pid)
+    # Used again after close: a fresh child, closed again.
+    embedder.embed_batch(["again"])
+    second = embedder.pid
+    assert second not in (None, pid)
+    embedder.close()
+    assert _gone(second)
+
+
+def test_default_embedder_picks_the_kind():
+    from core.index import embedder as module
+
+    assert isinstance(default_embedder(process=True), ProcessEmbedder)
+    assert not isinstance(default_embedder(process=False), ProcessEmbedder)
+    assert default_embedder(process=True) is default_embedder(process=True)
+    try:
+        module.prefer_process(True)
+        assert default_embedder() is default_embedder(process=True)
+    finally:
+        module.prefer_process(False)
+    assert not isinstance(default_embedder(), ProcessEmbedder)
+    module.close_process_embedders()           # nothing was started: closing is a no-op
+    assert default_embedder(process=True).pid is None
