@@ -233,6 +233,8 @@ class MainWindow(QMainWindow):
             # Waiting for a job to reach its next cancellation point (a model load cannot be
             # interrupted) should not look like a frozen window.
             self.hide()
+        if self.chat is not None:
+            self.chat.finish_session()     # its flush and summary, as a session end would write them
         controller, self.controller = self.controller, None
         while self.tabs.count():
             widget = self.tabs.widget(0)

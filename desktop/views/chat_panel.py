@@ -5,13 +5,16 @@ happen there); tool calls and the answer arrive as progress events and are shown
 as they come. Every turn tells the idle monitor the agent is active, so no
 scheduled dream starts during a conversation. "Stop" cancels the turn between
 steps; "End session" offloads and flushes the conversation and counts the
-session toward the dream gates.
+session toward the dream gates. Closing the workspace or quitting the app ends an
+unfinished session the same way (`finish_session`), so a conversation is never
+lost because the window was closed instead of "End session" pressed.
 """
 from __future__ import annotations
 
 import html
+import time
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEventLoop, QTimer, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
@@ -146,3 +149,40 @@ class ChatPanel(QWidget):
             self.sessionEnded.emit(result)
         self.turn = self.controller.submit(job, name="end session", on_finished=done, on_failed=self._failed)
         return self.turn
+
+    # ----- closing ---------------------------------------------------------------------------------
+    @property
+    def has_open_session(self) -> bool:
+        return self.agent is not None and not getattr(self.agent, "ended", False)
+
+    def finish_session(self, timeout_s: float = 180.0) -> bool:
+        """End an unfinished session before the workspace closes: flush, offload, summary, dream gates.
+
+        The work runs on the task pool, as "End session" does; the main thread only
+        waits for it with its event loop running (the window is hidden by then). A
+        turn still running is stopped first. False when it did not finish in time
+        (the controller's shutdown then cancels it).
+        """
+        deadline = time.monotonic() + timeout_s
+        if self.busy:
+            self.turn.cancel("the workspace is closing")
+            if not _wait_done(self.turn, deadline):
+                return False
+        if not self.has_open_session:
+            return True
+        self._append("harness", "ending the session before closing…", small=True)
+        handle = self.end_session()
+        return handle is None or _wait_done(handle, deadline)
+
+
+def _wait_done(handle, deadline: float) -> bool:
+    """Run the event loop until the task has settled (its callbacks ran) or the deadline passes."""
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.setInterval(20)
+    timer.timeout.connect(lambda: (handle.done or time.monotonic() >= deadline) and loop.quit())
+    timer.start()
+    if not handle.done and time.monotonic() < deadline:
+        loop.exec()
+    timer.stop()
+    return handle.done

@@ -13,6 +13,7 @@ from desktop.views.chat_panel import ChatPanel
 from desktop.watcher import WorkspaceWatcher, relevant
 
 from fakes import ScriptedLLM
+from conftest import discard_edits
 from models_for_tests import BlockingLLM
 
 
@@ -139,3 +140,67 @@ def test_which_paths_the_views_care_about():
     assert not relevant(".reverie/index.db") and not relevant(".reverie/history/MEMORY.md/x.snap")
     assert not relevant(".MEMORY.md.abc.tmp") and not relevant(".reverie/locks/MEMORY.md.lock")
     assert not relevant(os.path.join("..", "outside"))
+
+
+def _scripted_session_llm(threads: list[str]):
+    """Answers the chat turn, the flush and the summary; records which thread each request came from."""
+    import threading
+
+    from core.harness.flush import FLUSH_REQUEST
+
+    def reply(messages):
+        threads.append(threading.current_thread().name)
+        if messages[0]["content"].startswith("You summarise"):
+            return json.dumps({"intent": "learn Maya's drink", "achieved": ["found Maya drinks tea"], "pending": [],
+                               "decisions": [], "artifacts": [], "failed_attempts": [], "next_steps": []})
+        if messages[-1]["content"].endswith(FLUSH_REQUEST):
+            return "- Maya drinks green tea in the afternoon"
+        return json.dumps({"tool": "answer", "input": "Maya drinks tea."})
+    return ScriptedLLM(reply)
+
+
+def test_quitting_with_an_open_chat_session_ends_it(qtbot, demo_workspace):
+    """Closing the window while the chat holds an unfinished session writes its flush and summary
+    (sessions/cache.jsonl, the dream gates' session count), off the main thread, before the workspace closes."""
+    import threading
+
+    from PySide6.QtCore import QSettings
+
+    from core.dream.state import load_state
+    from desktop.main_window import MainWindow
+
+    root = demo_workspace.root
+    sessions_before = load_state(demo_workspace.paths).sessions_since
+    cache_before = len(demo_workspace.session_cache.read().objects)
+    demo_workspace.close()
+    threads: list[str] = []
+    llm = _scripted_session_llm(threads)
+    win = MainWindow(QSettings(), controller_options={"schedule": False, "watch": False, "index": False,
+                                                      "llm_factory": lambda _ws: llm})
+    win.show()
+    assert win.open_workspace(root)
+    win.toggle_chat()
+    with qtbot.waitSignal(win.chat.turnFinished, timeout=60_000) as done:
+        win.chat.send("What does Maya drink?")
+    assert done.args[0].answer == "Maya drinks tea."
+    session_id = win.chat.agent.session_id
+    threads.clear()
+    discard_edits(win.views.values())
+    assert win.close()
+    assert win.controller is None and win.chat is None
+
+    from core.workspace import Workspace
+
+    ws = Workspace.open(root)
+    try:
+        cache = ws.session_cache.read().objects
+        assert len(cache) == min(cache_before + 1, 10)
+        assert cache[-1]["session_id"] == session_id and "found Maya drinks tea" in cache[-1]["summary"]
+        assert load_state(ws.paths).sessions_since == sessions_before + 1
+        flushed = [p for p in ws.paths.memory_dir.glob("*.md") if "green tea in the afternoon" in p.read_text("utf-8")]
+        assert len(flushed) == 1                                         # the flush reached a daily log
+        assert [r["id"] for r in ws.read_session(session_id).objects]
+    finally:
+        ws.close()
+    assert threads and threading.main_thread().name not in threads     # the flush and summary ran on the pool
+    win.deleteLater()
