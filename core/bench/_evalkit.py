@@ -66,6 +66,46 @@ def add_common_args(parser, *, modes=("fts", "vector", "hybrid")) -> None:
                         help="override an index option or search tuning knob (for ablations), e.g. rrf_k=30")
 
 
+def register_eval(sub, name: str, help: str, file_help: str, run) -> None:
+    """`reverie bench NAME FILE --mode ... --out ...`: the shape every retrieval evaluation shares."""
+    parser = sub.add_parser(name, help=help)
+    parser.add_argument("file", help=file_help)
+    add_common_args(parser)
+    parser.set_defaults(func=run)
+
+
+def workspace(root: Path, fresh: bool, build) -> Any:
+    """The map `build(root)` returned when it wrote the workspace at `root` (built once, then cached)."""
+    import json
+
+    marker = root / ".bench-ready.json"
+    if fresh or not marker.exists():
+        fresh_dir(root)
+        marker.write_text(json.dumps(build(root)), encoding="utf-8")
+    return json.loads(marker.read_text(encoding="utf-8"))
+
+
+def open_index(root: Path, mode: str, options, tuning):
+    """The production SearchIndex of a benchmark workspace, synced and (unless fts) fully embedded.
+
+    Returns (index, seconds spent waiting for embeddings); the caller closes the index.
+    """
+    from core.config import SearchSettings
+    from core.index import SearchIndex
+
+    index = SearchIndex(root, root / ".reverie" / "index.db", SearchSettings(),
+                        embedder=False if mode == "fts" else None, options=options, tuning=tuning)
+    try:
+        index.sync()
+        started = time.perf_counter()
+        if mode != "fts" and not index.wait_embeddings(timeout=3600):
+            raise CoreError(f"embedding did not finish: {index.status().problems}")
+    except BaseException:
+        index.close()
+        raise
+    return index, time.perf_counter() - started
+
+
 def overrides(pairs: list[str]):
     """--set key=value pairs split into IndexOptions and Tuning replacements."""
     from core.index.hybrid import Tuning

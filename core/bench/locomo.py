@@ -35,10 +35,8 @@ _EVIDENCE = re.compile(r"D:?(\d+):0*(\d+)")
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("locomo", help="evidence recall on LoCoMo conversations")
-    parser.add_argument("file", help="a LoCoMo JSON file (list of conversations with qa)")
-    kit.add_common_args(parser)
-    parser.set_defaults(func=run)
+    kit.register_eval(sub, "locomo", "evidence recall on LoCoMo conversations",
+                      "a LoCoMo JSON file (list of conversations with qa)", run)
 
 
 def parse_session_date(text: str) -> tuple[dt.date, str]:
@@ -86,9 +84,6 @@ def write_conversation(record: dict, root: Path) -> dict[str, tuple[str, int]]:
 
 
 def run(args) -> int:
-    from core.config import SearchSettings
-    from core.index import SearchIndex
-
     path = Path(args.file)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -106,20 +101,11 @@ def run(args) -> int:
     for record in data:
         key = kit.data_key(record["conversation"])
         root = cache / f"{record.get('sample_id', 'conv')}-{key}"
-        marker = root / ".bench-ready.json"
-        if args.fresh or not marker.exists():
-            kit.fresh_dir(root)
-            where = write_conversation(record, root)
-            marker.write_text(json.dumps(where), encoding="utf-8")
-        where = {k: tuple(v) for k, v in json.loads(marker.read_text(encoding="utf-8")).items()}
-        index = SearchIndex(root, root / ".reverie" / "index.db", SearchSettings(),
-                            embedder=False if args.mode == "fts" else None, options=options, tuning=tuning)
+        built = kit.workspace(root, args.fresh, lambda r, record=record: write_conversation(record, r))
+        where = {k: tuple(v) for k, v in built.items()}
+        index, waited = kit.open_index(root, args.mode, options, tuning)
+        embed_s += waited
         try:
-            index.sync()
-            t = time.perf_counter()
-            if args.mode != "fts" and not index.wait_embeddings(timeout=3600):
-                raise CoreError(f"embedding did not finish: {index.status().problems}")
-            embed_s += time.perf_counter() - t
             for qa in record["qa"]:
                 evidence, missing = [], 0
                 for ev in normalise_evidence(qa.get("evidence", [])):

@@ -31,10 +31,8 @@ _DATE = re.compile(r"(\d{4})/(\d{2})/(\d{2})(?:\s*\(\w+\))?\s*(\d{1,2}:\d{2})?")
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("longmemeval", help="session recall on LongMemEval (S) questions")
-    parser.add_argument("file", help="a LongMemEval JSONL file (one question a line)")
-    kit.add_common_args(parser)
-    parser.set_defaults(func=run)
+    kit.register_eval(sub, "longmemeval", "session recall on LongMemEval (S) questions",
+                      "a LongMemEval JSONL file (one question a line)", run)
 
 
 def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
@@ -57,6 +55,12 @@ def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
     if current:
         out.append(current)
     return out
+
+
+def question_day(item: dict) -> dt.date | None:
+    """The day the question is asked: "two weeks ago" in it counts back from there."""
+    match = _DATE.search(str(item.get("question_date") or ""))
+    return dt.date(int(match[1]), int(match[2]), int(match[3])) if match else None
 
 
 def write_question(item: dict, root: Path) -> dict[str, tuple[str, int]]:
@@ -86,9 +90,6 @@ def write_question(item: dict, root: Path) -> dict[str, tuple[str, int]]:
 
 
 def run(args) -> int:
-    from core.config import SearchSettings
-    from core.index import SearchIndex
-
     path = Path(args.file)
     try:
         items = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
@@ -105,21 +106,12 @@ def run(args) -> int:
     results, latencies, embed_s = [], [], 0.0
     for number, item in enumerate(items, start=1):
         root = cache / f"{item.get('question_id', number)}-{kit.data_key(item['haystack_sessions'])}"
-        marker = root / ".bench-ready.json"
-        if args.fresh or not marker.exists():
-            kit.fresh_dir(root)
-            marker.write_text(json.dumps(write_question(item, root)), encoding="utf-8")
-        where = json.loads(marker.read_text(encoding="utf-8"))
-        index = SearchIndex(root, root / ".reverie" / "index.db", SearchSettings(),
-                            embedder=False if args.mode == "fts" else None, options=options, tuning=tuning)
+        where = kit.workspace(root, args.fresh, lambda r, item=item: write_question(item, r))
+        index, waited = kit.open_index(root, args.mode, options, tuning)
+        embed_s += waited
         try:
-            index.sync()
             t = time.perf_counter()
-            if args.mode != "fts" and not index.wait_embeddings(timeout=3600):
-                raise CoreError(f"embedding did not finish: {index.status().problems}")
-            embed_s += time.perf_counter() - t
-            t = time.perf_counter()
-            hits = index.search(str(item["question"]), k=10, mode=args.mode).hits
+            hits = index.search(str(item["question"]), k=10, mode=args.mode, today=question_day(item)).hits
             latencies.append((time.perf_counter() - t) * 1000)
         finally:
             index.close()

@@ -24,8 +24,12 @@ page).
 """
 from __future__ import annotations
 
+import calendar
+import datetime as dt
+import heapq
 import re
 from dataclasses import dataclass
+from typing import Hashable
 
 import numpy as np
 
@@ -44,6 +48,9 @@ class Tuning:
     candidates: int = 100               # per list, before fusion
     collapse: bool = True
     near_duplicate_cosine: float = 0.95
+    section_boost: float = 0.0          # share of its section's other best scores a hit gains (hybrid)
+    section_decay: float = 1.0          # score factor per better hit already taken from its section (hybrid)
+    time_boost: float = 0.0             # extra share of score for lines dated where the query points ("3 weeks ago")
 
 
 def fuse(fts: list[tuple[int, float]], vec: list[tuple[int, float]], tuning: Tuning) -> list[tuple[int, float, tuple[str, ...]]]:
@@ -92,3 +99,109 @@ def collapse(ordered: list[int], texts: dict[int, str], vectors: dict[int, np.nd
         if len(kept) >= keep:
             break
     return kept
+
+
+SECTION_TOP = 3     # a section's strength: its best few candidates, not its size
+
+
+def section_rerank(ranked: list[tuple[int, float]], section_of: dict[int, Hashable], boost: float,
+                   decay: float) -> list[tuple[int, float]]:
+    """Section evidence and section diversity over fused (id, score) candidates.
+
+    boost: a hit gains `boost` times the sum of the best SECTION_TOP other
+    candidates' scores in its section, so a line in a conversation that keeps
+    coming up beats an equally good lone line elsewhere.
+    decay: each hit already taken from a section multiplies the next one's
+    score by `decay` (MMR-like), so k hits are not k adjacent lines of one
+    conversation. Ids without a section are their own section.
+    """
+    if not ranked or (boost <= 0 and decay >= 1):
+        return ranked
+    groups: dict[Hashable, list[float]] = {}
+    for row_id, score in ranked:
+        groups.setdefault(section_of.get(row_id, ("row", row_id)), []).append(score)
+    for scores in groups.values():
+        scores.sort(reverse=True)
+    boosted = []
+    for row_id, score in ranked:
+        best = groups[section_of.get(row_id, ("row", row_id))]
+        others = sum(best[: SECTION_TOP + 1]) - score if score >= best[min(SECTION_TOP, len(best)) - 1] \
+            else sum(best[:SECTION_TOP])
+        boosted.append((row_id, score + boost * others))
+    if decay >= 1:
+        return sorted(boosted, key=lambda item: -item[1])
+    # Lazy greedy: a popped entry whose section took more hits since it was scored goes back, rescored.
+    taken: dict[Hashable, int] = {}
+    heap = [(-score, n, row_id, score, 0) for n, (row_id, score) in enumerate(boosted)]
+    heapq.heapify(heap)
+    out = []
+    while heap:
+        _, n, row_id, base, seen = heapq.heappop(heap)
+        key = section_of.get(row_id, ("row", row_id))
+        now = taken.get(key, 0)
+        if now != seen:
+            heapq.heappush(heap, (-base * decay ** now, n, row_id, base, now))
+            continue
+        out.append((row_id, base * decay ** now))
+        taken[key] = now + 1
+    return out
+
+
+# ----- time named in the query ------------------------------------------------------------------
+_NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "a couple": 2, "a couple of": 2,
+           "couple of": 2, "few": 3, "a few": 3, "several": 3}
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_AGO = re.compile(r"\b(\d{1,3}|a couple of|a couple|couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine"
+                  r"|ten|eleven|twelve|few|several)\s+(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
+_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+_IN_MONTH = re.compile(r"\b(?:in|during|since|of|last)\s+(" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
+_NAMED = re.compile(r"\b(yesterday|today|tonight|this morning|last night|last weekend|last week|last month|last year)\b",
+                    re.IGNORECASE)
+
+
+def time_window(query: str, today: dt.date) -> tuple[dt.date, dt.date] | None:
+    """The days a query points at ("two weeks ago", "last weekend", "in March"), relative to `today`.
+
+    A span N units back is fuzzy in speech ("four weeks ago" is rarely 28 days
+    to the day), so it gets a tolerance that grows with it: 1 + days // 4 on
+    each side. A month name means the latest such month up to today. None when
+    the query names no time.
+    """
+    text = str(query)
+    match = _AGO.search(text)
+    if match:
+        count = match.group(1).lower()
+        days = (int(count) if count.isdigit() else _NUMBER[count]) * _UNIT_DAYS[match.group(2).lower()]
+        centre, tolerance = today - dt.timedelta(days=days), 1 + days // 4
+        return centre - dt.timedelta(days=tolerance), centre + dt.timedelta(days=tolerance)
+    match = _NAMED.search(text)
+    if match:
+        named = match.group(1).lower()
+        if named in ("today", "tonight", "this morning"):
+            return today, today
+        if named in ("yesterday", "last night"):
+            return today - dt.timedelta(days=1), today - dt.timedelta(days=1)
+        if named == "last weekend":
+            saturday = today - dt.timedelta(days=(today.weekday() - 5) % 7 or 7)
+            return saturday, saturday + dt.timedelta(days=1)
+        if named == "last week":
+            return today - dt.timedelta(days=11), today - dt.timedelta(days=3)
+        if named == "last month":
+            last = today.replace(day=1) - dt.timedelta(days=1)
+            return last.replace(day=1), last
+        return dt.date(today.year - 1, 1, 1), dt.date(today.year - 1, 12, 31)
+    match = _IN_MONTH.search(text)
+    if match:
+        month = _MONTHS[match.group(1).lower()]
+        year = today.year if month <= today.month else today.year - 1
+        return dt.date(year, month, 1), dt.date(year, month, calendar.monthrange(year, month)[1])
+    return None
+
+
+def time_rerank(ranked: list[tuple[int, float]], day_of: dict[int, int], window: tuple[dt.date, dt.date],
+                boost: float) -> list[tuple[int, float]]:
+    """Candidates dated inside `window` gain `boost` times their score; others keep theirs."""
+    low, high = window[0].toordinal(), window[1].toordinal()
+    out = [(i, s * (1 + boost) if low <= day_of.get(i, 0) <= high else s) for i, s in ranked]
+    return sorted(out, key=lambda item: -item[1])

@@ -7,11 +7,19 @@ tail already sit in the session log, and a 100 kB blob per hit buries real
 memories).
 
 One row per non-empty line of text (for session logs, one per JSONL line: the
-message text and its tool calls). Each row carries, besides its own words:
+message text and its tool calls). A line longer than SPLIT_AT characters (a
+100 kB tool result in a session log, a pasted document) becomes several rows,
+windows of WINDOW_CHARS that overlap by WINDOW_OVERLAP, all with the line's
+path and number: one 100 kB row would be cut at a keyword cap, embedded by its
+first few hundred characters only, and buried by BM25's length normalisation,
+so a fact deep inside it could not be found. Search returns one hit per
+(path, line), from its best window (search.py). Each row carries, besides its
+own words:
 
 - a *context* for keyword search: the line's date (from the daily log's name or
   the message's timestamp) spelled as words, the section heading it sits under,
-  and its neighbouring lines. Conversations and logs state a fact across two
+  and its neighbouring lines (not for a heading line itself: carrying its
+  section's first lines, it outranked them as a hit that says nothing). Conversations and logs state a fact across two
   lines ("Did you go?" / "Yes, to the support group"), and a question names
   the date or the topic more often than the exact words of the line.
 - an *embedded text*: the line, then its date, its heading and the line before
@@ -37,7 +45,10 @@ from core.store.memory_md import parse_bullet, strip_comments
 from core.store.paths import daily_date
 
 MAX_TEXT = 4_000        # what a hit shows of one line
-MAX_BODY = 20_000       # what keyword search sees of one line
+MAX_BODY = 200_000      # what search sees of one line, in windows (~110 rows at most)
+SPLIT_AT = 2_500        # a line longer than this is indexed as windows
+WINDOW_CHARS = 2_000    # of a long line, per row
+WINDOW_OVERLAP = 200    # a fact cut by one window's end is whole in the next
 MAX_NEIGHBOUR = 300     # what a line carries of each neighbour
 MAX_EMBED = 400         # characters of embedded text per line (see embed_text)
 
@@ -147,6 +158,7 @@ class _Draft:
     sources: tuple[str, ...] = ()
     day: dt.date | None = None
     prefix: str = ""            # e.g. the session id a message belongs to
+    title: bool = False         # a heading line: its own words say what it is about
 
 
 def file_rows(rel: str, text: str, options: IndexOptions = IndexOptions()) -> tuple[list[Row], list[str]]:
@@ -183,7 +195,8 @@ def _markdown_drafts(rel: str, text: str) -> list[_Draft]:
                 heading = body
         else:
             body = _BULLET_MARK.sub("", shown, count=1).strip()
-        drafts.append(_Draft(number, shown[:MAX_TEXT], body[:MAX_BODY], "" if match else heading, sources, day))
+        drafts.append(_Draft(number, shown[:MAX_TEXT], body[:MAX_BODY], "" if match else heading, sources, day,
+                             title=bool(match)))
     return drafts
 
 
@@ -244,15 +257,50 @@ def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
         date = date_words(d.day) if options.dates else ""
         heading = d.heading if options.headings else ""
         around = []
-        for j in range(max(0, i - options.context_neighbours), min(len(drafts), i + options.context_neighbours + 1)):
+        # A heading gets no neighbours: matched by its section's first lines' words, it would outrank them.
+        reach = 0 if d.title else options.context_neighbours
+        for j in range(max(0, i - reach), min(len(drafts), i + reach + 1)):
             if j != i:
                 around.append(drafts[j].body[:MAX_NEIGHBOUR])
         context = " ".join(p for p in (d.prefix, date, heading, *around) if p)
-        before = [drafts[j].body for j in range(max(0, i - options.embed_previous), i)]
-        rows.append(Row(d.line, d.text, d.body, context, embed_text(d.body, " ".join(p for p in (date, heading) if p),
-                                                                   before),
-                        d.sources, d.day.toordinal() if d.day else 0))
+        lead = " ".join(p for p in (date, heading) if p)
+        day = d.day.toordinal() if d.day else 0
+        spans = windows(d.body)
+        if len(spans) == 1:
+            before = [drafts[j].body for j in range(max(0, i - options.embed_previous), i)]
+            rows.append(Row(d.line, d.text, d.body, context, embed_text(d.body, lead, before), d.sources, day))
+            continue
+        for start, end in spans:   # a long line: every window a row of its own, same path and line
+            body = d.body[start:end]
+            shown = ("…" if start else "") + body + ("…" if end < len(d.body) else "")
+            rows.append(Row(d.line, shown, body, context, embed_text(body, lead, []), d.sources, day))
     return rows
+
+
+def windows(body: str, size: int = WINDOW_CHARS, overlap: int = WINDOW_OVERLAP,
+            split_at: int = SPLIT_AT) -> list[tuple[int, int]]:
+    """(start, end) of the windows a line is indexed as; one window when it is not long.
+
+    Windows end at a space when there is one in their last `overlap` characters
+    (a word is not cut in two) and start `overlap` characters before the previous
+    end, at a word start; the last one stretches to the end rather than leave a
+    sliver of a few words as a row of its own.
+    """
+    if len(body) <= split_at:
+        return [(0, len(body))]
+    out, start = [], 0
+    while True:
+        if len(body) - start <= size + overlap:
+            out.append((start, len(body)))
+            return out
+        end = start + size
+        cut = body.rfind(" ", end - overlap, end)
+        if cut > start:
+            end = cut
+        out.append((start, end))
+        nxt = end - overlap
+        space = body.find(" ", nxt, end)
+        start = space + 1 if space != -1 else nxt
 
 
 def embed_text(body: str, lead: str, before: list[str]) -> str:

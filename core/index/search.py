@@ -17,7 +17,10 @@ Snippets mark matched words with « and » (see fts.py).
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import datetime as dt
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -29,7 +32,8 @@ from core.config import SearchSettings
 from core.errors import CoreError
 from core.index import fts
 from core.index.db import Database
-from core.index.hybrid import Tuning, collapse, fuse, recency_factor
+from core.index.hybrid import (Tuning, collapse, fuse, recency_factor, section_rerank, time_rerank,
+                               time_window)
 from core.index.lines import IndexOptions
 from core.index.sync import Progress, Syncer, SyncReport
 from core.index.worker import EmbeddingWorker
@@ -38,7 +42,8 @@ MODES = ("fts", "vector", "hybrid")
 ALIASES = {"keyword": "fts", "fts5": "fts", "semantic": "vector"}
 MAX_K = 1000
 MAX_QUERY_EMBED_CHARS = 2_000
-ROWS_VERSION = "2"   # bump when lines.py changes what a row carries: every file is re-derived
+HEADING = re.compile(r"#{2,6}\s")   # a section of a markdown file ("# ..." is the document's title)
+ROWS_VERSION = "3"   # bump when lines.py changes what a row carries: every file is re-derived
 
 
 class SearchModeError(CoreError):
@@ -171,23 +176,28 @@ class SearchIndex:
         self.close()
 
     # ----- searching -----------------------------------------------------------------------------
-    def search(self, query: str, *, k: int = 10, mode: str | None = None) -> SearchResults:
+    def search(self, query: str, *, k: int = 10, mode: str | None = None,
+               today: dt.date | None = None) -> SearchResults:
+        """`today` anchors times the query names ("two weeks ago"); default: the clock's date."""
         mode = self._mode(mode)
         query = str(query if query is not None else "")
         k = max(1, min(int(k), MAX_K))
         parsed = fts.parse_query(query)
         want = max(self.tuning.candidates, k * 2)
+        sections = self.tuning.section_boost > 0 or self.tuning.section_decay < 1
+        window = time_window(query, today or dt.date.today()) if self.tuning.time_boost > 0 else None
+        few = want if sections or window else k * 2     # a single list's own ranking needs no wide pool
         keyword: list[tuple[int, float]] = []
         semantic: list[tuple[int, float]] = []
         if mode in ("fts", "hybrid"):
-            keyword = fts.search(self.db.conn(), parsed, want if mode == "hybrid" else k * 2,
+            keyword = fts.search(self.db.conn(), parsed, want if mode == "hybrid" else few,
                                  self.tuning.fts_context_weight)
         if mode in ("vector", "hybrid"):
             vector = self._query_vector(query)
             if vector is None:
                 mode = "fts"
                 if not keyword:
-                    keyword = fts.search(self.db.conn(), parsed, k * 2, self.tuning.fts_context_weight)
+                    keyword = fts.search(self.db.conn(), parsed, few, self.tuning.fts_context_weight)
             else:
                 vectors = self.worker.open_vectors()
                 semantic = vectors.query(vector, want) if vectors is not None else []
@@ -195,6 +205,12 @@ class SearchIndex:
             ranked = [(i, s) for i, s, _ in fuse(keyword, semantic, self.tuning)]
         else:
             ranked = keyword if mode == "fts" else semantic
+        meta = self._meta([i for i, _ in ranked]) if (sections or window) and ranked else {}
+        if window:
+            ranked = time_rerank(ranked, {i: m[2] for i, m in meta.items()}, window, self.tuning.time_boost)
+        if sections:
+            ranked = section_rerank(ranked, self._sections(meta), self.tuning.section_boost,
+                                    self.tuning.section_decay)
         hits = self._hits(ranked, parsed, k)
         return SearchResults(hits=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query)
 
@@ -240,6 +256,8 @@ class SearchIndex:
             newest = self.db.conn().execute("SELECT max(day) FROM lines").fetchone()[0] or 0
             scores = {i: s * recency_factor(rows[i][5], newest, half_life) for i, s in scores.items() if i in rows}
         order = sorted((i for i in ids if i in rows), key=lambda i: -scores[i])
+        seen: set[tuple[str, int]] = set()   # one hit per line: a long line's windows share it (lines.py)
+        order = [i for i in order if not ((rows[i][1], rows[i][2]) in seen or seen.add((rows[i][1], rows[i][2])))]
         if self.tuning.collapse:
             vectors = self._vectors_of([rows[i][6] for i in order])
             order = collapse(order, {i: rows[i][3] for i in order},
@@ -252,6 +270,27 @@ class SearchIndex:
                                   snippet=fts.snippet(text, parsed),
                                   sources=tuple(sources.split()) if sources else ()))
         return hits
+
+    def _meta(self, ids: list[int]) -> dict[int, tuple[str, int, int]]:
+        """Row id -> (path, line, day) for candidates."""
+        marks = ",".join("?" * len(ids))
+        return {i: (path, line, day) for i, path, line, day in
+                self.db.conn().execute(f"SELECT id, path, line, day FROM lines WHERE id IN ({marks})", ids)}
+
+    def _sections(self, meta: dict[int, tuple[str, int, int]]) -> dict[int, tuple[str, int]]:
+        """Row id -> (path, line of the `##`+ heading it sits under; 0 before the first)."""
+        conn = self.db.conn()
+        where = {i: (path, line) for i, (path, line, _day) in meta.items()}
+        heads: dict[str, list[int]] = {}
+        for path in {p for p, _ in where.values()}:
+            heads[path] = [line for line, text in conn.execute(
+                "SELECT line, text FROM lines WHERE path = ? AND text GLOB '##*' ORDER BY line", (path,))
+                if HEADING.match(text)]
+        out = {}
+        for row_id, (path, line) in where.items():
+            at = bisect.bisect_right(heads[path], line) - 1
+            out[row_id] = (path, heads[path][at] if at >= 0 else 0)
+        return out
 
     def _vectors_of(self, hashes: list[str]) -> dict[str, np.ndarray]:
         if not hashes:
