@@ -46,25 +46,14 @@ DEVICES = (("Automatic (Metal on Apple Silicon, else CPU)", None), ("Metal / GPU
 
 def catalog_rows() -> list[tuple[str, str]]:
     """(model id, label) for every catalog model: present here or not, and whether it fits."""
+    from core.llm.catalog import catalog_models
+
     try:
-        from models.catalog import load_catalog
-        from models.fit import fit_for_entry
-        from models.locate import is_present
-    except ImportError:
+        models = catalog_models()
+    except CoreError:            # an unreadable catalog: the person can still type a GGUF path
         return []
-    rows = []
-    for entry in load_catalog():
-        try:
-            present = is_present(entry)
-        except Exception:        # a broken bundled package: shown as not present
-            present = False
-        fit = fit_for_entry(entry, entry.context_length)
-        size = f"{entry.size_bytes / 2**30:.1f} GiB" if entry.size_bytes >= 2**30 else \
-            f"{entry.size_bytes / 2**20:.0f} MiB"
-        label = f"{entry.name} · {size} · {'here' if present else 'not downloaded'}" + \
-            ("" if fit.fits else " · too large for this machine")
-        rows.append((entry.id, label))
-    return rows
+    return [(m.id, f"{m.name} · {m.size_text} · {'here' if m.present else 'not downloaded'}"
+                   + ("" if m.fits else " · too large for this machine")) for m in models]
 
 
 def _field_widget(value):
@@ -189,18 +178,16 @@ class SettingsDialog(QDialog):
 
     def download(self):
         """Fetch the chosen catalog model (resumable, sha256-checked) with a progress bar."""
+        from core.llm.catalog import catalog_model, download_model
+
         model_id = self.chosen_model()
         try:
-            from models.catalog import get_entry
-            from models.download import download_entry
-            from models.locate import is_present
-
-            entry = get_entry(model_id)
-        except Exception as exc:      # not installed, or not a catalog id (models has its own errors)
+            model = catalog_model(model_id)
+        except CoreError as exc:      # a GGUF path or a typo: only catalog models can be fetched
             self.bar.show_message(f"Only catalog models can be downloaded here: {exc}", "warning")
             return None
-        if entry.bundled or is_present(entry):
-            self.bar.show_message(f"{entry.name} is already on this machine.", "info")
+        if model.bundled or model.present:
+            self.bar.show_message(f"{model.name} is already on this machine.", "info")
             return None
         self.download_progress.setRange(0, 0)
         self.download_progress.show()
@@ -208,7 +195,7 @@ class SettingsDialog(QDialog):
 
         def job(ctx):
             # The progress callback is also the cancel point: the partial file is kept for a resume.
-            return download_entry(entry, progress=lambda done, total: ctx.progress((done, total)))
+            return download_model(model_id, progress=lambda done, total: ctx.progress((done, total)))
 
         def progress(value) -> None:
             done, total = value
