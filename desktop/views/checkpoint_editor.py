@@ -10,14 +10,15 @@ from __future__ import annotations
 import html
 import json
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QTextBrowser, QVBoxLayout, QWidget
 
 from core.errors import CoreError
 from core.store.atomic import file_hash
 from core.store.checkpoints import validate_checkpoint
 from desktop.views.bars import MessageBar
 from desktop.views.document_editor import DocumentEditor
+from desktop.views.layout import splitter, title_label, titled_column
 
 
 def artifact_states(ws, artifacts: dict) -> dict[str, str]:
@@ -98,8 +99,7 @@ class CheckpointEditor(QWidget):
         self.files: list[str] = []
         self.json_editor: CheckpointJson | None = None
         self.states: dict[str, str] = {}
-        self.title = QLabel(f"Checkpoints of session {self.session_id}")
-        self.title.setStyleSheet("font-weight: 600")
+        self.title = title_label(f"Checkpoints of session {self.session_id}")
         self.bar = MessageBar()
         self.timeline = QListWidget()
         self.timeline.currentRowChanged.connect(self._selected)
@@ -107,24 +107,13 @@ class CheckpointEditor(QWidget):
         self.editor_holder = QVBoxLayout()
         holder = QWidget()
         holder.setLayout(self.editor_holder)
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.summary)
-        right.addWidget(holder)
-        right.setSizes([300, 400])
-        split = QSplitter(Qt.Orientation.Horizontal)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(QLabel("Timeline (oldest first)"))
         left_layout.addWidget(self.timeline)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setSizes([260, 700])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.title)
-        layout.addWidget(self.bar)
-        layout.addWidget(split, 1)
+        right = splitter(self.summary, holder, sizes=[300, 400], vertical=True)
+        titled_column(self, self.title, self.bar, splitter(left, right, sizes=[260, 700]))
         self.refresh()
 
     def refresh(self) -> None:

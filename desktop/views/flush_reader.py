@@ -5,49 +5,31 @@ flush links to the daily-log lines it added (double-click the row).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
 from core.store.sessions import read_jsonl
 from desktop import theme
-from desktop.views.bars import MessageBar
+from desktop.views.reader import Reader
 
 COLUMNS = ("time", "outcome", "session", "messages", "bullets", "written to", "model", "error")
 
 
-class FlushReader(QWidget):
-    openRequested = Signal(str, int)
-    loaded = Signal()
-
+class FlushReader(Reader):
     def __init__(self, controller, rel_path: str = ".reverie/flushes.jsonl", parent=None):
-        super().__init__(parent)
-        self.controller = controller
-        self.rel = rel_path
+        super().__init__(controller, rel_path, "Flush record", parent)
         self.records: list[dict] = []
-        self.title = QLabel("Flush record")
-        self.title.setStyleSheet("font-weight: 600")
-        self.bar = MessageBar()
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.cellDoubleClicked.connect(self._open_row)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.title)
-        layout.addWidget(self.bar)
-        layout.addWidget(self.table, 1)
-        self.refresh()
+        self.finish(self.table)
 
-    def refresh(self) -> None:
+    def read_job(self):
         path = self.controller.ws.paths.flush_record
-        self.controller.submit(lambda ctx: read_jsonl(path), name="read flush record", on_finished=self._show,
-                               on_failed=lambda exc: self.bar.show_message(str(exc), "error"))
-
-    def check_disk(self) -> None:
-        self.refresh()
+        return lambda _ctx: read_jsonl(path)
 
     def _show(self, read) -> None:
         self.records = list(reversed(read.objects))          # newest first

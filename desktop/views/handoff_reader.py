@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTextBrowser
 
 from core.store.handoffs import FIELDS, LIST_FIELDS
-from desktop.views.bars import MessageBar
+from desktop.views.reader import Reader
 
 TITLES = {"from_agent": "From", "to_agent": "To", "original_target": "Task", "why_this_agent": "Why this agent",
           "completed_work": "Completed", "known_constraints": "Constraints", "failed_attempts": "Failed attempts",
@@ -34,28 +33,15 @@ def render_handoff(packet: dict, chain: list[dict]) -> str:
     return meta + chain_html + "<table cellspacing='6'>" + "".join(rows) + "</table>"
 
 
-class HandoffReader(QWidget):
-    openRequested = Signal(str, int)
-    loaded = Signal()
-
+class HandoffReader(Reader):
     def __init__(self, controller, rel_path: str, parent=None):
-        super().__init__(parent)
-        self.controller = controller
-        self.rel = rel_path
         self.handoff_id = rel_path.rsplit("/", 1)[-1].removesuffix(".json")
+        super().__init__(controller, rel_path, f"Hand-off {self.handoff_id}", parent)
         self.packet: dict | None = None
-        self.title = QLabel(f"Hand-off {self.handoff_id}")
-        self.title.setStyleSheet("font-weight: 600")
-        self.bar = MessageBar()
         self.view = QTextBrowser()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.title)
-        layout.addWidget(self.bar)
-        layout.addWidget(self.view, 1)
-        self.refresh()
+        self.finish(self.view)
 
-    def refresh(self) -> None:
+    def read_job(self):
         ws, hid = self.controller.ws, self.handoff_id
 
         def job(_ctx):
@@ -63,19 +49,12 @@ class HandoffReader(QWidget):
             chain = sorted((p for p in ws.handoffs() if p.get("task_id") == packet.get("task_id")),
                            key=lambda p: p.get("hop", 0))
             return packet, chain
-        self.controller.submit(job, name=f"read hand-off {hid}", on_finished=self._show, on_failed=self._failed)
-
-    def check_disk(self) -> None:
-        self.refresh()
+        return job
 
     def _show(self, result) -> None:
         self.packet, chain = result
         self.bar.clear()
         self.view.setHtml(render_handoff(self.packet, chain))
-        self.loaded.emit()
-
-    def _failed(self, exc) -> None:
-        self.bar.show_message(f"Could not read {self.rel}: {exc}", "error", [("Try again", self.refresh)])
         self.loaded.emit()
 
     def goto_line(self, line: int) -> None:

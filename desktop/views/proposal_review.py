@@ -11,12 +11,12 @@ import html
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QTreeWidget, QTreeWidgetItem, QWidget
 
 from core.store.memory_md import Source
 from desktop.views.bars import MessageBar
 from desktop.views.diff_view import DiffView
+from desktop.views.layout import splitter, title_label, titled_column
 
 ROLE = Qt.ItemDataRole.UserRole
 
@@ -45,8 +45,7 @@ class ProposalReview(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.proposal = None
-        self.title = QLabel("Select a proposal")
-        self.title.setStyleSheet("font-weight: 600")
+        self.title = title_label("Select a proposal")
         self.bar = MessageBar()
         self.hunks = QTreeWidget()
         self.hunks.setHeaderLabels(["section / hunk", "changes"])
@@ -73,20 +72,8 @@ class ProposalReview(QWidget):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(self.undo)
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.diff)
-        right.addWidget(self.details)
-        right.setSizes([420, 180])
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.hunks)
-        split.addWidget(right)
-        split.setSizes([320, 800])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
-        layout.addWidget(self.bar)
-        layout.addWidget(split, 1)
-        layout.addLayout(buttons)
+        right = splitter(self.diff, self.details, sizes=[420, 180], vertical=True)
+        titled_column(self, self.title, self.bar, splitter(self.hunks, right, sizes=[320, 800]), buttons, margin=0)
         self._set_enabled(False)
 
     def _set_enabled(self, on: bool) -> None:

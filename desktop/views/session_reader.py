@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import re
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
 from desktop import theme
-from desktop.views.bars import MessageBar
+from desktop.views.reader import Reader
 
 EVICTED = re.compile(r"large_tool_results/[A-Za-z0-9._/-]+\.txt")
 ROLE = Qt.ItemDataRole.UserRole
@@ -35,20 +35,11 @@ def _pretty_args(arguments) -> str:
     return json.dumps(arguments, ensure_ascii=False, indent=2)
 
 
-class SessionReader(QWidget):
-    openRequested = Signal(str, int)
-    loaded = Signal()
-
+class SessionReader(Reader):
     def __init__(self, controller, rel_path: str, parent=None):
-        super().__init__(parent)
-        self.controller = controller
-        self.rel = rel_path
         self.session_id = rel_path.rsplit("/", 1)[-1].removesuffix(".log.jsonl")
+        super().__init__(controller, rel_path, f"Session {self.session_id}", parent)
         self.records: list[tuple[int, dict]] = []
-        self._pending_line = 0
-        self.title = QLabel(f"Session {self.session_id}")
-        self.title.setStyleSheet("font-weight: 600")
-        self.bar = MessageBar()
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["line", "role", "message"])
         self.tree.setColumnWidth(0, 60)
@@ -56,24 +47,11 @@ class SessionReader(QWidget):
         self.tree.setWordWrap(True)
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemDoubleClicked.connect(self._activated)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.title)
-        layout.addWidget(self.bar)
-        layout.addWidget(self.tree, 1)
-        self.refresh()
+        self.finish(self.tree)
 
-    def refresh(self) -> None:
+    def read_job(self):
         ws, sid = self.controller.ws, self.session_id
-        self.controller.submit(lambda ctx: ws.read_session(sid), name=f"read session {sid}",
-                               on_finished=self._show, on_failed=self._failed)
-
-    def check_disk(self) -> None:
-        self.refresh()
-
-    def _failed(self, exc) -> None:
-        self.bar.show_message(f"Could not read {self.rel}: {exc}", "error", [("Try again", self.refresh)])
-        self.loaded.emit()
+        return lambda _ctx: ws.read_session(sid)
 
     def _show(self, read) -> None:
         self.records = read.records
