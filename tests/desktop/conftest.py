@@ -100,3 +100,10 @@ def make_controller(qapp):
 def wait_idle(qtbot, controller, timeout: int = 10_000) -> None:
     """Until every task of the controller has run and its result was delivered."""
     qtbot.waitUntil(lambda: not controller.runner.pending(), timeout=timeout)
+
+
+def demo_log_with(ws, text: str) -> str:
+    """The demo's daily log holding `text` (the demo is dated relative to today, so file names move)."""
+    hits = sorted(p for p in ws.paths.memory_dir.glob("*.md") if text in p.read_text(encoding="utf-8"))
+    assert hits, f"no demo daily log contains {text!r}"
+    return ws.paths.relative(hits[0])

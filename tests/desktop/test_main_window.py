@@ -10,7 +10,7 @@ from core.store.atomic import append_durable
 from desktop.main_window import MainWindow
 from desktop.sidebar import ROLE
 
-from conftest import discard_edits
+from conftest import demo_log_with, discard_edits
 
 QUIET = {"schedule": False, "watch": False, "index": False}
 
@@ -78,8 +78,9 @@ def test_a_provenance_link_opens_the_daily_log_at_its_line(qtbot, window, demo_w
     win = window()
     opened(qtbot, win, demo_workspace.root)
     memory = win.views["MEMORY.md"]
-    memory.openRequested.emit("memory/2026-11-07.md", 3)
-    view = win.views["memory/2026-11-07.md"]
+    rel = demo_log_with(demo_workspace, "Maya drinks tea")
+    memory.openRequested.emit(rel, 3)
+    view = win.views[rel]
     qtbot.waitUntil(lambda: view.base is not None, timeout=10_000)
     assert view.current_line() == 3
     assert "tea" in view.editor.textCursor().block().text()

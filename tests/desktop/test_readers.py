@@ -11,6 +11,8 @@ from desktop.views.handoff_reader import HandoffReader
 from desktop.views.session_reader import SessionReader
 from desktop.views.text_reader import TextReader
 
+from conftest import demo_log_with
+
 
 def shown(qtbot, view):
     qtbot.addWidget(view)
@@ -93,19 +95,20 @@ def test_text_reader_shows_an_evicted_result(qtbot, demo_workspace, make_control
 def test_daily_log_editor_marks_flush_blocks_and_merges_agent_appends(qtbot, demo_workspace, make_controller):
     ws = demo_workspace
     controller = make_controller(ws)
-    editor = shown(qtbot, DailyLogEditor(controller, "memory/2026-11-06.md"))
+    rel = demo_log_with(ws, "compress after 7 days")
+    editor = shown(qtbot, DailyLogEditor(controller, rel))
     assert editor.flush_blocks() == [8] and editor.flush_count.text() == "1 flush block"
     band = editor.highlighter.band
     block = editor.editor.document().findBlockByNumber(8)          # the bullet under the flush heading
     assert any(r.format.background().color().name() == band for r in block.layout().formats())
     found = editor.editor.document().find("compress after 7 days")
     found.insertText("compress after 14 days")
-    ws.append_daily("Agent: a fact appended meanwhile", day=__import__("datetime").date(2026, 11, 6))
+    ws.append_daily("Agent: a fact appended meanwhile", day=__import__("datetime").date.fromisoformat(rel[7:17]))
     with qtbot.waitSignal(editor.saved, timeout=10_000):
         editor.save()
-    disk = ws.read("memory/2026-11-06.md").text
+    disk = ws.read(rel).text
     assert "compress after 14 days" in disk and "Agent: a fact appended meanwhile" in disk
-    assert ws.history_entries("memory/2026-11-06.md")
+    assert ws.history_entries(rel)
 
 
 def test_checkpoint_editor_timeline_steps_artifacts_and_validation(qtbot, demo_workspace, make_controller):
