@@ -101,7 +101,11 @@ def take(work: Path, out: Path, theme: str) -> int:
     shot("memory-editor")
     memory.preview_button.setChecked(False)
 
-    log = window.open_location("memory/2026-11-06.md", 8)
+    # The demo is dated relative to today: find its daily log with a flush block by content.
+    from core.store.daily import FLUSH_HEADING
+
+    flushed = sorted(p for p in work.glob("memory/*.md") if FLUSH_HEADING in p.read_text(encoding="utf-8"))[0]
+    log = window.open_location(f"memory/{flushed.name}", 8)
     settle(lambda: log.base is not None)
     shot("daily-log")
 
@@ -150,6 +154,9 @@ def take(work: Path, out: Path, theme: str) -> int:
     dialog.close()
     window.close()
     QApplication.processEvents()
+    from core.index.embedder import close_process_embedders
+
+    close_process_embedders()
     return 0
 
 
