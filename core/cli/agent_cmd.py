@@ -1,14 +1,19 @@
 """Harness commands: `reverie agent` (interactive chat), `compact`, `flush`, `flushes`.
 
     reverie agent PATH [--model ID] [--session ID]     chat with the HarnessAgent in a terminal
+    (agent, compact and flush also take --backend openai --base-url URL [--server-model NAME]
+    [--api-key KEY] [--context N]: a model server the person already runs)
     reverie compact PATH MESSAGES.jsonl [--out FILE]    compact an agent's context (offloads to sessions/)
     reverie flush PATH --session ID                     flush a session log's messages into today's log
     reverie flushes PATH                                every recorded flush and its outcome
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
+
+from core.llm.cli_args import add_model_arguments
 
 HELP = """commands: /quit  /compact  /flush  /status  /anchor  /checkpoint  /restart  /help"""
 
@@ -16,7 +21,7 @@ HELP = """commands: /quit  /compact  /flush  /status  /anchor  /checkpoint  /res
 def register(sub) -> None:
     p = sub.add_parser("agent", help="chat with the memory-harness agent on the local model")
     p.add_argument("path", help="the workspace")
-    p.add_argument("--model", default="", help="catalog id or GGUF path (default: the workspace setting)")
+    add_model_arguments(p)
     p.add_argument("--session", default="", help="session id (default: a new one)")
     p.add_argument("--max-steps", type=int, default=6, help="model steps per turn at most")
     p.add_argument("--quiet", action="store_true", help="do not show tool calls and harness actions")
@@ -26,7 +31,8 @@ def register(sub) -> None:
     p.add_argument("path", help="the workspace")
     p.add_argument("messages", help="a JSONL file of OpenAI-shaped messages")
     p.add_argument("--session", default="", help="session id for the offloaded log (default: the file's name)")
-    p.add_argument("--model", default="", help="catalog id or GGUF path; 'none' for a summary without a model")
+    add_model_arguments(p, with_model=False)
+    p.add_argument("--model", default=None, help="catalog id or GGUF path; 'none' for a summary without a model")
     p.add_argument("--out", default="", help="write the compacted messages here (default: stdout)")
     p.add_argument("--force", action="store_true", help="compact even below the trigger")
     p.add_argument("--no-flush", action="store_true", help="do not flush memories from the prefix")
@@ -35,7 +41,7 @@ def register(sub) -> None:
     p = sub.add_parser("flush", help="flush durable facts from a session log into today's daily log")
     p.add_argument("path", help="the workspace")
     p.add_argument("--session", required=True, help="the session id (sessions/<id>.log.jsonl)")
-    p.add_argument("--model", default="", help="catalog id or GGUF path")
+    add_model_arguments(p)
     p.set_defaults(func=cmd_flush)
 
     p = sub.add_parser("flushes", help="list the recorded flushes (written, no_reply, empty, duplicate, failed)")
@@ -44,16 +50,22 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_flushes)
 
 
-def _open(path: str, model: str):
+def _open(path: str, args):
+    """The workspace, its model settings overridden by the command line's model flags."""
+    import dataclasses
+
+    from core.llm.cli_args import model_settings
     from core.workspace import Workspace
 
     ws = Workspace.open(path)
-    if model:
-        ws.settings = ws.settings.replace("model", model=model)
+    if getattr(args, "model", None) == "none":
+        args = argparse.Namespace(**{**vars(args), "model": None})
+    chosen = model_settings(args, ws.settings.model)
+    ws.settings = ws.settings.replace("model", **dataclasses.asdict(chosen))
     return ws
 
 
-def _client(ws, model: str, *, required: bool = False):
+def _client(ws, model: str | None, *, required: bool = False):
     if model == "none":
         if required:
             from core.errors import ConfigError
@@ -82,7 +94,7 @@ def cmd_agent(args) -> int:
     from core.harness.restart import fresh_restart
     from core.harness.messages import user
 
-    ws = _open(args.path, args.model)
+    ws = _open(args.path, args)
     llm = _client(ws, args.model, required=True)
     agent = HarnessAgent(ws, llm, session_id=args.session or None, max_steps=args.max_steps,
                          on_event=_printer(args.quiet))
@@ -139,7 +151,7 @@ def cmd_compact(args) -> int:
     from core.harness.flush import MemoryFlushManager
     from core.harness.messages import from_jsonl, to_jsonl
 
-    ws = _open(args.path, args.model if args.model != "none" else "")
+    ws = _open(args.path, args)
     source = Path(args.messages)
     try:
         text = source.read_text(encoding="utf-8")
@@ -175,7 +187,7 @@ def cmd_flush(args) -> int:
     from core.harness.flush import MemoryFlushManager
     from core.harness.messages import validate_message
 
-    ws = _open(args.path, args.model)
+    ws = _open(args.path, args)
     read = ws.read_session(args.session)
     if not ws.paths.session_log(args.session).exists():
         raise NotFoundError(f"no session log sessions/{args.session}.log.jsonl")

@@ -44,7 +44,9 @@ def register(sub) -> None:
 
 
 def _model_options(p) -> None:
-    p.add_argument("--model", default="", help="catalog id or GGUF path (default: the workspace setting)")
+    from core.llm.cli_args import add_model_arguments
+
+    add_model_arguments(p)      # --model, and --backend/--base-url/... for a model server the person runs
     p.add_argument("--no-model", action="store_true", help="decide every operation without a model")
 
 
@@ -59,9 +61,9 @@ def _llm(ws, args):
         return None
     from core.errors import ModelError
 
-    settings = ws.settings.model
-    if args.model:
-        settings = ws.settings.replace("model", model=args.model).model
+    from core.llm.cli_args import model_settings
+
+    settings = model_settings(args, ws.settings.model)
     try:
         from core.llm import open_client
     except ImportError as exc:

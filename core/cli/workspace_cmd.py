@@ -6,36 +6,26 @@ from pathlib import Path
 
 
 def register(sub) -> None:
-    p = sub.add_parser("init", help="create a new workspace with the full layout")
-    p.add_argument("path")
-    p.set_defaults(func=cmd_init)
+    _command(sub, "init", "create a new workspace with the full layout", cmd_init)
+    _command(sub, "demo", "write the bundled demo workspace (several weeks of agent memory)", cmd_demo,
+             ("--force", {"action": "store_true", "help": "write even if the folder is not empty"}))
+    _command(sub, "log", "append a bullet to today's daily log", cmd_log, ("text", {"nargs": "+"}))
+    _command(sub, "history", "list the saved versions of MEMORY.md (or another file)", cmd_history,
+             ("--file", {"default": "MEMORY.md", "help": "workspace-relative file (default MEMORY.md)"}),
+             ("--all", {"action": "store_true", "help": "the history of every file"}))
+    _command(sub, "undo", "undo the last change to MEMORY.md (or another file)", cmd_undo,
+             ("--file", {"default": "MEMORY.md"}))
+    _command(sub, "read", "print lines of a workspace file (confined to the workspace)", cmd_read,
+             ("file", {}), ("--lines", {"default": "", "help": "START-END, 1-based, inclusive"}))
 
-    p = sub.add_parser("demo", help="write the bundled demo workspace (several weeks of agent memory)")
-    p.add_argument("path")
-    p.add_argument("--force", action="store_true", help="write even if the folder is not empty")
-    p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("log", help="append a bullet to today's daily log")
+def _command(sub, name: str, help: str, func, *arguments: tuple[str, dict]) -> None:
+    """One subcommand on a workspace: the `path` argument first, then `arguments` (flag, options)."""
+    p = sub.add_parser(name, help=help)
     p.add_argument("path")
-    p.add_argument("text", nargs="+")
-    p.set_defaults(func=cmd_log)
-
-    p = sub.add_parser("history", help="list the saved versions of MEMORY.md (or another file)")
-    p.add_argument("path")
-    p.add_argument("--file", default="MEMORY.md", help="workspace-relative file (default MEMORY.md)")
-    p.add_argument("--all", action="store_true", help="the history of every file")
-    p.set_defaults(func=cmd_history)
-
-    p = sub.add_parser("undo", help="undo the last change to MEMORY.md (or another file)")
-    p.add_argument("path")
-    p.add_argument("--file", default="MEMORY.md")
-    p.set_defaults(func=cmd_undo)
-
-    p = sub.add_parser("read", help="print lines of a workspace file (confined to the workspace)")
-    p.add_argument("path")
-    p.add_argument("file")
-    p.add_argument("--lines", default="", help="START-END, 1-based, inclusive")
-    p.set_defaults(func=cmd_read)
+    for flag, options in arguments:
+        p.add_argument(flag, **options)
+    p.set_defaults(func=func)
 
 
 def _open(path: str):

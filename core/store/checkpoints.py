@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from core.errors import FormatError, NotFoundError
 from core.store.atomic import atomic_write
@@ -81,17 +81,27 @@ def save_checkpoint(paths: WorkspacePaths, data: dict[str, Any]) -> Path:
     return path
 
 
-def read_checkpoint(path: Path) -> dict[str, Any]:
+def read_json_record(path: Path, validate: Callable[[Any], list[str]], *, label: str,
+                     missing: str) -> dict[str, Any]:
+    """A JSON record file (a checkpoint, a hand-off), parsed and validated.
+
+    NotFoundError(`missing`) when there is no file; FormatError naming `label` when it is not
+    JSON or `validate` lists problems.
+    """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise NotFoundError(f"no checkpoint at {path}") from exc
+        raise NotFoundError(missing) from exc
     except (ValueError, UnicodeDecodeError) as exc:
-        raise FormatError(f"{path} is not valid JSON ({exc})") from exc
-    problems = validate_checkpoint(data)
+        raise FormatError(f"{label} is not valid JSON ({exc})") from exc
+    problems = validate(data)
     if problems:
-        raise FormatError(f"{path}: " + "; ".join(problems))
+        raise FormatError(f"{label}: " + "; ".join(problems))
     return data
+
+
+def read_checkpoint(path: Path) -> dict[str, Any]:
+    return read_json_record(path, validate_checkpoint, label=str(path), missing=f"no checkpoint at {path}")
 
 
 def list_checkpoints(paths: WorkspacePaths, session_id: str | None = None) -> list[Path]:

@@ -12,8 +12,9 @@ import json
 import uuid
 from typing import Any
 
-from core.errors import FormatError, HandoffLoopError, NotFoundError
+from core.errors import FormatError, HandoffLoopError
 from core.store.atomic import atomic_write
+from core.store.checkpoints import read_json_record
 from core.store.paths import WorkspacePaths
 
 FIELDS = ("from_agent", "to_agent", "original_target", "why_this_agent", "completed_work",
@@ -69,14 +70,5 @@ def create_handoff(paths: WorkspacePaths, packet: dict[str, Any], task_id: str |
 
 
 def read_handoff(paths: WorkspacePaths, handoff_id: str) -> dict[str, Any]:
-    path = paths.handoff(handoff_id)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise NotFoundError(f"no hand-off {handoff_id!r}") from exc
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FormatError(f"hand-off {handoff_id!r} is not valid JSON ({exc})") from exc
-    problems = validate_handoff(data)
-    if problems:
-        raise FormatError(f"hand-off {handoff_id!r}: " + "; ".join(problems))
-    return data
+    return read_json_record(paths.handoff(handoff_id), validate_handoff, label=f"hand-off {handoff_id!r}",
+                            missing=f"no hand-off {handoff_id!r}")
