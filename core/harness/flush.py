@@ -45,6 +45,7 @@ _ROLE_ECHO = re.compile(r"^(?:user|assistant|tool(?: [\w.-]+)?(?: result)?)\s*:\
 _WORD = re.compile(r"[\w][\w.'-]*", re.UNICODE)
 MAX_BULLET_CHARS = 400
 CLIP_CHARS = 600      # each message's share of a flush prompt, head + tail
+MIN_FLUSH_TOKENS = 96  # room for a few bullets, however short the span
 
 
 @dataclass
@@ -92,6 +93,25 @@ def parse_bullets(text: str) -> list[str]:
         out = [_ROLE_ECHO.sub("", " ".join(line.split())) for line in text.splitlines()
                if len(line.split()) >= 4 and line.strip().endswith((".", "!")) and not line.strip().endswith(":")]
     return out
+
+
+def known_facts(memory_md: str) -> str:
+    """MEMORY.md as a "do not repeat" reference: its bullets under their headings, nothing else.
+
+    A fresh MEMORY.md is a title, a line of help and empty headings; shown as it is, a small
+    model copies that skeleton back ("# MEMORY.md", "#", "#", ...) instead of reading the
+    conversation. Headings with no bullets and prose say nothing to repeat.
+    """
+    out, heading = [], ""
+    for line in memory_md.splitlines():
+        if line.startswith("#"):
+            heading = line.strip()
+        elif _BULLET.match(line):
+            if heading:
+                out.append(heading)
+                heading = ""
+            out.append(line.rstrip())
+    return "\n".join(out)
 
 
 def validate_bullets(candidates: list[str], *, known: str, evidence: str) -> tuple[list[str], list[str]]:
@@ -156,7 +176,7 @@ class MemoryFlushManager:
         return self._record(result, session_id, [m["id"] for m in todo])
 
     def _references(self) -> tuple[str, str]:
-        memory = strip_comments(self.ws.read_memory().text)
+        memory = known_facts(strip_comments(self.ws.read_memory().text))
         today = self.ws.paths.daily_log(self.today())
         daily = self.ws.read(self.ws.relative(today)).text if today.exists() else ""
         return memory, daily
@@ -191,7 +211,10 @@ class MemoryFlushManager:
             user = (f"MEMORY.md (already known; read-only, do not repeat):\n{memory_ref.strip() or '(empty)'}\n\n"
                     f"Today's log (already known; do not repeat):\n{daily_ref.strip() or '(empty)'}\n\n"
                     f"Conversation:\n<<<\n{transcript}\n>>>\n\n{FLUSH_REQUEST}")
-            reply = ask(self.llm, [{"role": "user", "content": user}], max_tokens=out_tokens, cancel=self.cancel)
+            # New facts from a span are shorter than the span: a reply longer than half of it is the
+            # small model copying the transcript back, and at a few tokens a second the longest step.
+            span_out = min(out_tokens, max(MIN_FLUSH_TOKENS, self.count(transcript) // 2))
+            reply = ask(self.llm, [{"role": "user", "content": user}], max_tokens=span_out, cancel=self.cancel)
             if not reply.ok:
                 errors.append(reply.error)
                 continue

@@ -18,6 +18,56 @@ from core.harness.messages import Message, as_plain_chat
 from core.tokens import count_tokens
 
 _OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+LOOP_MIN_CHARS = 96      # a stretch this long repeating one short pattern (3+ times) is a loop, not text
+LOOP_MAX_PERIOD = 80
+
+
+def looping(text: str) -> bool:
+    """The text ends in one pattern of at most LOOP_MAX_PERIOD characters repeated over LOOP_MIN_CHARS.
+
+    A small model that starts repeating itself ("# \n# \n# ...", the same bullet again and again)
+    never stops on its own: it runs to max_tokens, which at a few tokens a second is the slowest
+    part of a long compaction, and everything it writes after the first copy is thrown away.
+    """
+    n = len(text)
+    if n < LOOP_MIN_CHARS:
+        return False
+    for period in range(1, LOOP_MAX_PERIOD + 1):
+        times = max(3, -(-LOOP_MIN_CHARS // period))
+        span = period * times
+        if span > n:
+            break
+        if text[-span:] == text[-period:] * times:
+            return True
+    return False
+
+
+class _Looped(ModelCancelled):
+    """Raised from the token callback to stop a model that repeats itself (caught in ask).
+
+    A ModelCancelled, so the worker client treats it as a cancel (the model stops, the worker
+    lives on) rather than as a bug in the callback (which would restart the worker).
+    """
+
+
+class _LoopWatch:
+    def __init__(self):
+        self.pieces: list[str] = []
+        self.size = 0
+        self.since_check = 0
+
+    def __call__(self, piece: str) -> None:
+        self.pieces.append(piece)
+        self.size += len(piece)
+        self.since_check += len(piece)
+        if self.since_check >= 16:       # checking every few tokens is plenty, and cheap
+            self.since_check = 0
+            if looping("".join(self.pieces)[-(LOOP_MAX_PERIOD * 3 + LOOP_MIN_CHARS):]):
+                raise _Looped()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
 
 
 def counter_for(llm) -> Callable[[str], int]:
@@ -70,10 +120,17 @@ def parse_json_object(text: str) -> Any:
 
 def ask(llm, messages: list[Message], *, max_tokens: int, json_schema: dict | None = None,
         temperature: float = 0.2, cancel: CancelToken | None = None) -> ModelReply:
-    """One completion. Raises only ModelCancelled and ContextOverflowError."""
+    """One completion. Raises only ModelCancelled and ContextOverflowError.
+
+    A reply that falls into a loop is stopped there; its text up to the loop is the reply
+    (what came before is often usable: a few bullets, then the same one over and over).
+    """
+    watch = _LoopWatch()
     try:
         completion = llm.complete(as_plain_chat(messages), max_tokens=max_tokens, temperature=temperature,
-                                  json_schema=json_schema, cancel=cancel)
+                                  json_schema=json_schema, on_token=watch, cancel=cancel)
+    except _Looped:
+        return _looped_reply(watch.text, len(watch.pieces), json_schema is not None)
     except (ModelCancelled, ContextOverflowError):
         raise
     except ModelError as exc:
@@ -90,3 +147,11 @@ def ask(llm, messages: list[Message], *, max_tokens: int, json_schema: dict | No
                           prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
                           seconds=completion.seconds)
     return reply
+
+
+def _looped_reply(text: str, pieces: int, wants_json: bool) -> ModelReply:
+    parsed = parse_json_object(text) if wants_json else None
+    if wants_json and parsed is None:
+        return ModelReply(text=text, error="the model's reply fell into a loop before its JSON was complete",
+                          completion_tokens=pieces)
+    return ModelReply(text=text, parsed=parsed, completion_tokens=pieces)

@@ -106,3 +106,33 @@ def test_a_long_span_is_flushed_in_chunks_and_every_message_is_seen(workspace):
     shown = "\n".join(call[-1]["content"] for call in llm.calls)
     assert all(f"widget-{i} weighs" in shown for i in range(40))
     assert all(count_tokens(call[-1]["content"].split("Conversation:\n", 1)[1]) < 400 for call in llm.calls)
+
+
+def test_a_fresh_memory_md_is_shown_to_the_model_as_empty(workspace):
+    from core.harness.flush import known_facts
+
+    # the skeleton (title, help line, empty headings) is what a small model copied back in loops
+    assert known_facts(workspace.read_memory().text) == ""
+    llm = ScriptedLLM(["NO_REPLY"])
+    MemoryFlushManager(workspace, llm, today=lambda: DAY).flush(span(), session_id="s1")
+    prompt = llm.calls[0][-1]["content"]
+    assert "MEMORY.md (already known; read-only, do not repeat):\n(empty)" in prompt
+    text = "# MEMORY\n\nhelp text\n\n## User profile\n\n## Projects\n- Orion ships in May <!-- id:m-1 -->\n"
+    assert known_facts(text) == "## Projects\n- Orion ships in May <!-- id:m-1 -->"
+
+
+def test_a_reply_that_falls_into_a_loop_is_stopped_and_its_bullets_kept(workspace):
+    from core.harness.modelcall import ask, looping
+
+    assert looping("# \n" * 40) and looping("- The same bullet again.\n" * 6)
+    assert not looping("- The staging port for Orion is 5433.\n- Dana owns the rollout.\n- Basalt ships in May.\n")
+    assert not looping("short")
+    loop = "- The staging port for Orion is 5433.\n" + "- Dana owns the rollout.\n" * 200
+    llm = ScriptedLLM([loop])
+    reply = ask(llm, [m.user("hi")], max_tokens=2000)
+    assert reply.ok and reply.text.startswith("- The staging port for Orion is 5433.")
+    assert len(reply.text) < len(loop) // 10                    # stopped early, not at max_tokens
+    flusher = manager(workspace, [loop])
+    result = flusher.flush(span(), session_id="s1")
+    assert result.outcome == "written"
+    assert result.bullets == ["The staging port for Orion is 5433.", "Dana owns the rollout."]
