@@ -8,6 +8,7 @@ before any disk or index work.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from pathlib import Path
@@ -26,11 +27,13 @@ def make_app(argv: list[str] | None = None):
     from PySide6.QtWidgets import QApplication
 
     from desktop import theme
+    from desktop.pyside_refs import keep_none_alive
 
+    keep_none_alive()
     # Background jobs are Python threads (index sync, dream); the main thread must win the GIL back
     # quickly whenever an event arrives. A 1 ms switch interval (the default is 5 ms) shortens
     # how long it waits behind them.
-    sys.setswitchinterval(0.001)
+    sys.setswitchinterval(float(os.environ.get("REVERIE_SWITCH_S", "0.001")))
     # The embedding model runs in a child process: torch's import, its load and every encode
     # would otherwise hold this process's GIL for up to 0.4 s at a time (the GUI benchmark).
     from core.index.embedder import prefer_process

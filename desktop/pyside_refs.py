@@ -1,0 +1,28 @@
+"""A work-around for a reference-counting bug of PySide6 6.12 on Python 3.11: None is over-released.
+
+Measured here (PySide6 6.12.0, CPython 3.11.7): every `QSyntaxHighlighter.setFormat`
+and `setCurrentBlockState` call lowers `sys.getrefcount(None)` by one. Each highlighted
+line calls them a few times, so after some tens of thousands of lines (a few big daily
+logs opened, or typing in MEMORY.md for a while) None's count reaches zero and the
+interpreter aborts: "Fatal Python error: none_dealloc: deallocating None". Python 3.12
+made None immortal, so the bug is harmless there; on 3.11 we do what 3.12 does: give
+None a reference count so large that no number of over-releases can bring it to zero.
+The write happens with the GIL held (no other thread touches the count meanwhile).
+"""
+from __future__ import annotations
+
+import ctypes
+import sys
+
+_HEADROOM = 1 << 40          # a million million over-releases: years of highlighting
+_done = False
+
+
+def keep_none_alive() -> None:
+    """Idempotent; a no-op where None is immortal already (Python 3.12+)."""
+    global _done
+    if _done or sys.version_info >= (3, 12):
+        return
+    count = ctypes.c_ssize_t.from_address(id(None))     # ob_refcnt is the first field of every object
+    count.value += _HEADROOM
+    _done = True
