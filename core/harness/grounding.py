@@ -15,13 +15,16 @@ _STOP = frozenset("the a an and or of to in on for with is are was were be been 
 
 
 def content_words(text: str) -> set[str]:
-    return {w.strip(".'-") for w in _WORD.findall(text.lower()) if len(w.strip(".'-")) >= 3} - _STOP
+    """Words of three letters or more, and every number-like word however short ("step 7", "v2")."""
+    words = {w.strip(".'-") for w in _WORD.findall(text.lower())}
+    return {w for w in words if len(w) >= 3 or any(c.isdigit() for c in w)} - _STOP
 
 
 def is_grounded(text: str, evidence_words: set[str], share: float = 0.5) -> bool:
     """Most content words occur in the evidence, and every number-like word does, exactly.
 
-    Numbers, versions, ports and ids are where a small model invents most ("amber-4" for "amber-4076").
+    Numbers, versions, ports and ids are where a small model invents most ("amber-4" for "amber-4076",
+    "step 17" where the conversation only reached step 12).
     """
     words = content_words(text)
     if not words or len(words & evidence_words) < share * len(words):
