@@ -21,6 +21,9 @@ import sys
 import time
 
 HEARTBEAT_MS = 10
+# C calls that wait with the GIL released: long by design, harmless to the main thread.
+WAITS = {"select", "poll", "acquire", "sleep", "read", "wait", "recv", "join", "exec", "waitForDone", "accept",
+         "readinto", "waitpid", "communicate"}
 
 
 def parse_args(argv=None):
@@ -32,20 +35,51 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def _gc_pauses() -> list[tuple[float, int]]:
-    """(ms, generation) of every garbage collection from now on, in any thread: a pause stops them all."""
+def _gc_pauses() -> list[tuple[float, int, float]]:
+    """(ms, generation, perf_counter at its end) of every garbage collection from now on, in any thread:
+    a pause stops them all."""
     import gc
 
-    pauses: list[tuple[float, int]] = []
+    pauses: list[tuple[float, int, float]] = []
     began = [0.0]
 
     def timing(phase: str, info: dict) -> None:
         if phase == "start":
             began[0] = time.perf_counter()
         elif began[0]:
-            pauses.append(((time.perf_counter() - began[0]) * 1000.0, info.get("generation", -1)))
+            now = time.perf_counter()
+            pauses.append(((now - began[0]) * 1000.0, info.get("generation", -1), now))
     gc.callbacks.append(timing)
     return pauses
+
+
+def _slow_c_calls(limit_ms: float) -> list[tuple[float, str, str, str]]:
+    """Diagnosis (REVERIE_BENCH_CCALLS=ms): every call into C that took over limit_ms, in any thread.
+
+    A C function that does not release the GIL keeps every other thread, the GUI's
+    included, waiting; a profile hook sees each one's start and end. It slows Python
+    code down, so the stall figures of such a run are not the app's own.
+    """
+    found: list[tuple[float, str, str, str]] = []
+    if limit_ms <= 0:
+        return found
+    import threading
+
+    started: dict[int, list[float]] = {}
+
+    def hook(frame, event, arg) -> None:
+        if event == "c_call":
+            started.setdefault(threading.get_ident(), []).append(time.perf_counter())
+        elif event in ("c_return", "c_exception"):
+            stack = started.get(threading.get_ident())
+            if stack:
+                ms = (time.perf_counter() - stack.pop()) * 1000.0
+                if ms > limit_ms and getattr(arg, "__name__", "") not in WAITS:
+                    found.append((ms, threading.current_thread().name, getattr(arg, "__qualname__", repr(arg))[:60],
+                                  f"{frame.f_code.co_filename.rsplit('/', 2)[-1]}:{frame.f_lineno}"))
+    threading.setprofile(hook)
+    sys.setprofile(hook)
+    return found
 
 
 def main(argv=None) -> int:
@@ -82,10 +116,13 @@ def main(argv=None) -> int:
 
     heavy = ("torch", "transformers", "sentence_transformers", "scipy", "sklearn")
     loaded = {name for name in heavy if name in sys.modules}
-    long_stalls: list[tuple[float, float, str]] = []      # (ms, seconds since launch, what loaded meanwhile)
+    # (ms, seconds since launch, what loaded meanwhile, ms of garbage collection, ms the main thread ran)
+    long_stalls: list[tuple[float, float, str, float, float]] = []
 
     def beat() -> None:
         now = time.perf_counter()
+        cpu = time.thread_time()            # the main thread's own CPU time: its work vs waiting (GIL, CPU)
+        main_ms, state["cpu"] = (cpu - state.get("cpu", cpu)) * 1000.0, cpu
         if state["last"]:
             gap = (now - state["last"]) * 1000.0
             gaps.append(gap)
@@ -93,11 +130,14 @@ def main(argv=None) -> int:
                 # Attribute it: a library imported on a worker thread holds the GIL through its C init.
                 new = {name for name in heavy if name in sys.modules} - loaded
                 loaded.update(new)
-                long_stalls.append((gap - HEARTBEAT_MS, time.time() - t0, ", ".join(sorted(new))))
+                collected = sum(ms for ms, _gen, end in pauses if state["last"] <= end <= now)
+                long_stalls.append((gap - HEARTBEAT_MS, time.time() - t0, ", ".join(sorted(new)), collected,
+                                    main_ms))
         state["last"] = now
         state["beats"] += 1
 
     pauses = _gc_pauses()
+    slow_calls = _slow_c_calls(float(os.environ.get("REVERIE_BENCH_CCALLS", "0") or 0))
     if os.environ.get("REVERIE_BENCH_DUMP"):
         # Diagnosis: when the heartbeat stops for over REVERIE_BENCH_DUMP ms (1 = 400), print every thread's stack once.
         import faulthandler
@@ -190,11 +230,18 @@ def main(argv=None) -> int:
               f"gap p50 {statistics.median(gaps):.1f} ms, p99 {ordered[int(len(ordered) * 0.99) - 1]:.1f} ms, "
               f"max {ordered[-1]:.1f} ms; beats late by > 20 ms: {sum(1 for s in stalls if s > 20)}")
         print(f"app use meanwhile: {state['uses']} actions (searches, logs opened, views switched)")
+        if slow_calls:
+            print(f"C calls that held on for over {os.environ['REVERIE_BENCH_CCALLS']} ms (a GIL not released stalls "
+                  f"the main thread):")
+            for ms, thread, name, where in sorted(slow_calls, reverse=True)[:12]:
+                print(f"  {ms:.0f} ms {name} in {thread} from {where}")
         if pauses:
-            print(f"garbage collections: {len(pauses)}, longest {max(p for p, _ in pauses):.1f} ms "
-                  f"(generation {max(pauses)[1]}), {sum(p for p, _ in pauses):.0f} ms in all")
-        for ms, at, new in sorted(long_stalls, reverse=True)[:8]:
-            cause = f"; a worker thread began importing {new} meanwhile" if new else ""
+            print(f"garbage collections: {len(pauses)}, longest {max(p[0] for p in pauses):.1f} ms "
+                  f"(generation {max(pauses)[1]}), {sum(p[0] for p in pauses):.0f} ms in all")
+        for ms, at, new, collected, main_ms in sorted(long_stalls, reverse=True)[:8]:
+            cause = f"; the main thread ran {main_ms:.0f} ms of it"
+            cause += f"; a worker thread began importing {new} meanwhile" if new else ""
+            cause += f"; {collected:.0f} ms of it garbage collection" if collected >= 1 else ""
             print(f"  stall {ms:.0f} ms at {at:.1f} s{cause}")
         index_task, dream_task = controller.index_task, controller.dream_task
         print(f"index build: {'finished' if index_task is not None and index_task.done else 'still running'}; "

@@ -97,6 +97,12 @@ class WorkspaceController(QObject):
             self.scheduler.stop()
         if self.watcher is not None:
             self.watcher.stop()
+        self.runner.cancel_all("the app is quitting")
+        # A task may be waiting for the embedding process (one still loading its model takes tens of
+        # seconds on a busy machine): stop it now, so those tasks fail at once instead of being waited for.
+        from core.index.embedder import close_process_embedders
+
+        close_process_embedders()
         stopped = self.runner.shutdown(timeout_s)
         self.model.close()
         try:

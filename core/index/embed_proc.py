@@ -115,6 +115,7 @@ class ProcessEmbedder:
         self._log = None
         self._finalizer = None
         self._lock = threading.Lock()
+        self._generation = 0               # bumped by close(): requests made before it fail instead of restarting
         self.starts = 0                    # how many children were started (tests and diagnostics)
 
     # ----- protocol ------------------------------------------------------------------------------
@@ -142,8 +143,10 @@ class ProcessEmbedder:
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         texts = [str(t) for t in texts]
+        generation = self._generation
         with self._lock:
             for attempt in range(2):
+                self._check_open(generation)
                 self._ensure_started()
                 if not texts:
                     return np.zeros((0, self._dim), dtype=np.float32)
@@ -151,24 +154,42 @@ class ProcessEmbedder:
                     return self._exchange(texts)
                 except _ChildGone as exc:
                     tail = self._stop_child()
+                    self._check_open(generation)
                     if attempt:
                         detail = f"; its last words: {tail}" if tail else ""
                         raise EmbedderError(f"the embedding process for {self.name} died twice in a row ({exc})"
                                             f"{detail}") from None
         raise AssertionError("unreachable")
 
+    def _check_open(self, generation: int) -> None:
+        if generation != self._generation:
+            raise EmbedderError(f"the embedding process for {self.name} was stopped (the workspace is closing)")
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embed_batch(texts)
 
     def close(self) -> None:
-        """Stop the child (it is started again if the embedder is used later)."""
-        with self._lock:
-            if self._proc is not None and self._fds:
-                try:
-                    write_frame(self._fds[1], {"op": "shutdown"})
-                except OSError:
-                    pass
-            self._stop_child()
+        """Stop the child; a request in flight or waiting fails (EmbedderError) instead of starting a new one.
+
+        Used again later, the embedder starts a fresh child. A request may be waiting for a
+        child still loading its model (tens of seconds on a busy machine): then the child is
+        killed rather than waited for, so closing a workspace stays quick.
+        """
+        self._generation += 1
+        if self._lock.acquire(timeout=0.2):
+            try:
+                if self._proc is not None and self._fds:
+                    try:
+                        write_frame(self._fds[1], {"op": "shutdown"})
+                    except OSError:
+                        pass
+                self._stop_child()
+            finally:
+                self._lock.release()
+            return
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()            # the request in flight sees it die, fails, and cleans up under its lock
 
     # ----- the child -----------------------------------------------------------------------------
     def _exchange(self, texts: list[str]) -> np.ndarray:
@@ -223,14 +244,15 @@ class ProcessEmbedder:
         self._dim = int(hello["dim"])
 
     def _starting_alive(self):
-        deadline = [0.0]
+        deadline, generation = [0.0], self._generation
 
         def alive() -> bool:
             import time
 
             if not deadline[0]:
                 deadline[0] = time.monotonic() + START_TIMEOUT_S
-            return self.alive() and time.monotonic() < deadline[0]
+            # Closed meanwhile (close() may have missed a child started just after it looked): give up too.
+            return self.alive() and time.monotonic() < deadline[0] and generation == self._generation
         return alive
 
     def _stop_child(self) -> str:

@@ -153,3 +153,34 @@ def test_default_embedder_picks_the_kind():
     assert not isinstance(default_embedder(), ProcessEmbedder)
     module.close_process_embedders()           # nothing was started: closing is a no-op
     assert default_embedder(process=True).pid is None
+
+
+@pytest.mark.slow
+def test_close_during_a_request_fails_it_at_once_and_leaves_no_process():
+    """A workspace closing while a request waits for a child still loading: the request fails, nothing restarts."""
+    import threading
+
+    embedder = ProcessEmbedder()
+    outcome: list[object] = []
+
+    def request() -> None:
+        try:
+            outcome.append(embedder.embed_batch(["while the model loads"]))
+        except EmbedderError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=request)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while embedder._proc is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    child = embedder._proc.pid
+    started = time.monotonic()
+    embedder.close()
+    thread.join(timeout=30)
+    assert not thread.is_alive() and time.monotonic() - started < 10
+    assert isinstance(outcome[0], EmbedderError) and embedder.starts == 1
+    assert embedder.pid is None and _gone(child)
+    # The embedder is usable again afterwards (the next workspace).
+    assert embedder.embed_batch(["again"]).shape == (1, 384)
+    embedder.close()
