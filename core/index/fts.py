@@ -43,6 +43,13 @@ those through to too under until up very was wasn't we were what when where whic
 would you your yours yourself yourselves s t d ll m re ve y
 """.split())
 
+# How a request is phrased ("can you recommend", "any tips for", "remind me what"), not what it is about:
+# in session logs these words match the assistant's own replies ("I'd recommend ...") instead of the facts.
+REQUEST_WORDS = frozenset("""
+recommend recommendation recommendations suggest suggestion suggestions tip tips advice idea ideas remind
+recall wondering interesting might please help tell know
+""".split())
+
 
 @dataclass(frozen=True)
 class Query:
@@ -62,7 +69,8 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def parse_query(text: str) -> Query:
+def parse_query(text: str, request_words: bool = False) -> Query:
+    """The safe FTS5 query of `text`; request_words=True keeps REQUEST_WORDS as terms."""
     words: list[str] = []
     cjk_terms: list[str] = []
     marks: list[str] = []
@@ -77,7 +85,7 @@ def parse_query(text: str) -> Query:
                 marks.extend(grams)
         else:
             words.extend(w.lower()[:MAX_TERM_CHARS] for w in _WORD.findall(piece))
-    content = [w for w in words if w not in STOPWORDS]
+    content = [w for w in words if w not in STOPWORDS and (request_words or w not in REQUEST_WORDS)]
     if not content and not cjk_terms:
         content = words
     terms = list(dict.fromkeys([_quote(w) for w in content] + cjk_terms))[:MAX_TERMS]

@@ -44,12 +44,14 @@ class Tuning:
     fts_context_weight: float = 0.5     # bm25 weight of the context column (the line's own words: 1.0)
     rrf_k: float = 10.0
     w_fts: float = 1.0
-    w_vec: float = 0.6
+    w_vec: float = 0.8
     candidates: int = 100               # per list, before fusion
     collapse: bool = True
     near_duplicate_cosine: float = 0.95
-    section_boost: float = 0.0          # share of its section's other best scores a hit gains (hybrid)
-    section_decay: float = 1.0          # score factor per better hit already taken from its section (hybrid)
+    section_boost: float = 0.2          # share of its section's best other scores a hit gains
+    section_decay: float = 0.7          # score factor per hit already taken from its section (past the free ones)
+    section_free: int = 1               # hits a section gives before section_decay starts
+    request_words: bool = False         # keep "recommend", "tips", "remind" ... as keyword terms (fts.py)
     time_boost: float = 0.0             # extra share of score for lines dated where the query points ("3 weeks ago")
 
 
@@ -105,15 +107,15 @@ SECTION_TOP = 3     # a section's strength: its best few candidates, not its siz
 
 
 def section_rerank(ranked: list[tuple[int, float]], section_of: dict[int, Hashable], boost: float,
-                   decay: float) -> list[tuple[int, float]]:
+                   decay: float, free: int = 0) -> list[tuple[int, float]]:
     """Section evidence and section diversity over fused (id, score) candidates.
 
     boost: a hit gains `boost` times the sum of the best SECTION_TOP other
     candidates' scores in its section, so a line in a conversation that keeps
     coming up beats an equally good lone line elsewhere.
-    decay: each hit already taken from a section multiplies the next one's
-    score by `decay` (MMR-like), so k hits are not k adjacent lines of one
-    conversation. Ids without a section are their own section.
+    decay: each hit already taken from a section beyond its first `free`
+    multiplies the next one's score by `decay` (MMR-like), so k hits are not k
+    adjacent lines of one conversation. Ids without a section are their own section.
     """
     if not ranked or (boost <= 0 and decay >= 1):
         return ranked
@@ -140,9 +142,9 @@ def section_rerank(ranked: list[tuple[int, float]], section_of: dict[int, Hashab
         key = section_of.get(row_id, ("row", row_id))
         now = taken.get(key, 0)
         if now != seen:
-            heapq.heappush(heap, (-base * decay ** now, n, row_id, base, now))
+            heapq.heappush(heap, (-base * decay ** max(0, now - free), n, row_id, base, now))
             continue
-        out.append((row_id, base * decay ** now))
+        out.append((row_id, base * decay ** max(0, now - free)))
         taken[key] = now + 1
     return out
 
@@ -161,42 +163,62 @@ _NAMED = re.compile(r"\b(yesterday|today|tonight|this morning|last night|last we
 
 
 def time_window(query: str, today: dt.date) -> tuple[dt.date, dt.date] | None:
+    found = find_time(query, today)
+    return found[0] if found else None
+
+
+def find_time(query: str, today: dt.date) -> tuple[tuple[dt.date, dt.date], str] | None:
     """The days a query points at ("two weeks ago", "last weekend", "in March"), relative to `today`.
 
     A span N units back is fuzzy in speech ("four weeks ago" is rarely 28 days
     to the day), so it gets a tolerance that grows with it: 1 + days // 4 on
     each side. A month name means the latest such month up to today. None when
-    the query names no time.
+    the query names no time. Also returns the query without the time phrase:
+    "four weeks ago" points at days, its words are not what the line says
+    (as keywords they found "a set of four" and "three weeks ago").
     """
     text = str(query)
+    found = _find_time(text, today)
+    if found is None:
+        return None
+    window, (start, end) = found
+    rest = " ".join((text[:start] + " " + text[end:]).split())
+    return window, rest if any(ch.isalnum() for ch in rest) else text   # "yesterday" alone: its words are all there is
+
+
+def _find_time(text: str, today: dt.date):
     match = _AGO.search(text)
     if match:
         count = match.group(1).lower()
         days = (int(count) if count.isdigit() else _NUMBER[count]) * _UNIT_DAYS[match.group(2).lower()]
         centre, tolerance = today - dt.timedelta(days=days), 1 + days // 4
-        return centre - dt.timedelta(days=tolerance), centre + dt.timedelta(days=tolerance)
+        return (centre - dt.timedelta(days=tolerance), centre + dt.timedelta(days=tolerance)), match.span()
     match = _NAMED.search(text)
     if match:
-        named = match.group(1).lower()
-        if named in ("today", "tonight", "this morning"):
-            return today, today
-        if named in ("yesterday", "last night"):
-            return today - dt.timedelta(days=1), today - dt.timedelta(days=1)
-        if named == "last weekend":
-            saturday = today - dt.timedelta(days=(today.weekday() - 5) % 7 or 7)
-            return saturday, saturday + dt.timedelta(days=1)
-        if named == "last week":
-            return today - dt.timedelta(days=11), today - dt.timedelta(days=3)
-        if named == "last month":
-            last = today.replace(day=1) - dt.timedelta(days=1)
-            return last.replace(day=1), last
-        return dt.date(today.year - 1, 1, 1), dt.date(today.year - 1, 12, 31)
+        return _named(match.group(1).lower(), today), match.span()
     match = _IN_MONTH.search(text)
     if match:
         month = _MONTHS[match.group(1).lower()]
         year = today.year if month <= today.month else today.year - 1
-        return dt.date(year, month, 1), dt.date(year, month, calendar.monthrange(year, month)[1])
+        # the month's name stays in the query: lines carry their date as words (lines.py)
+        return (dt.date(year, month, 1), dt.date(year, month, calendar.monthrange(year, month)[1])), (0, 0)
     return None
+
+
+def _named(named: str, today: dt.date) -> tuple[dt.date, dt.date]:
+    if named in ("today", "tonight", "this morning"):
+        return today, today
+    if named in ("yesterday", "last night"):
+        return today - dt.timedelta(days=1), today - dt.timedelta(days=1)
+    if named == "last weekend":
+        saturday = today - dt.timedelta(days=(today.weekday() - 5) % 7 or 7)
+        return saturday, saturday + dt.timedelta(days=1)
+    if named == "last week":
+        return today - dt.timedelta(days=11), today - dt.timedelta(days=3)
+    if named == "last month":
+        last = today.replace(day=1) - dt.timedelta(days=1)
+        return last.replace(day=1), last
+    return dt.date(today.year - 1, 1, 1), dt.date(today.year - 1, 12, 31)
 
 
 def time_rerank(ranked: list[tuple[int, float]], day_of: dict[int, int], window: tuple[dt.date, dt.date],

@@ -17,10 +17,8 @@ Snippets mark matched words with « and » (see fts.py).
 """
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import datetime as dt
-import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -32,8 +30,7 @@ from core.config import SearchSettings
 from core.errors import CoreError
 from core.index import fts
 from core.index.db import Database
-from core.index.hybrid import (Tuning, collapse, fuse, recency_factor, section_rerank, time_rerank,
-                               time_window)
+from core.index.hybrid import Tuning, collapse, find_time, fuse, recency_factor, section_rerank, time_rerank
 from core.index.lines import IndexOptions
 from core.index.sync import Progress, Syncer, SyncReport
 from core.index.worker import EmbeddingWorker
@@ -42,7 +39,8 @@ MODES = ("fts", "vector", "hybrid")
 ALIASES = {"keyword": "fts", "fts5": "fts", "semantic": "vector"}
 MAX_K = 1000
 MAX_QUERY_EMBED_CHARS = 2_000
-HEADING = re.compile(r"#{2,6}\s")   # a section of a markdown file ("# ..." is the document's title)
+# A section heading of a markdown file ("# ..." is the document's title, not a section).
+HEADING_GLOB = " OR ".join(f"text GLOB '{'#' * n} *'" for n in range(2, 7))
 ROWS_VERSION = "3"   # bump when lines.py changes what a row carries: every file is re-derived
 
 
@@ -182,10 +180,11 @@ class SearchIndex:
         mode = self._mode(mode)
         query = str(query if query is not None else "")
         k = max(1, min(int(k), MAX_K))
-        parsed = fts.parse_query(query)
+        timed = find_time(query, today or dt.date.today()) if self.tuning.time_boost > 0 else None
+        window, asked = timed if timed else (None, query)   # "four weeks ago" left out of the words searched
+        parsed = fts.parse_query(asked, self.tuning.request_words)
         want = max(self.tuning.candidates, k * 2)
         sections = self.tuning.section_boost > 0 or self.tuning.section_decay < 1
-        window = time_window(query, today or dt.date.today()) if self.tuning.time_boost > 0 else None
         few = want if sections or window else k * 2     # a single list's own ranking needs no wide pool
         keyword: list[tuple[int, float]] = []
         semantic: list[tuple[int, float]] = []
@@ -193,7 +192,7 @@ class SearchIndex:
             keyword = fts.search(self.db.conn(), parsed, want if mode == "hybrid" else few,
                                  self.tuning.fts_context_weight)
         if mode in ("vector", "hybrid"):
-            vector = self._query_vector(query)
+            vector = self._query_vector(asked)
             if vector is None:
                 mode = "fts"
                 if not keyword:
@@ -210,7 +209,7 @@ class SearchIndex:
             ranked = time_rerank(ranked, {i: m[2] for i, m in meta.items()}, window, self.tuning.time_boost)
         if sections:
             ranked = section_rerank(ranked, self._sections(meta), self.tuning.section_boost,
-                                    self.tuning.section_decay)
+                                    self.tuning.section_decay, self.tuning.section_free)
         hits = self._hits(ranked, parsed, k)
         return SearchResults(hits=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query)
 
@@ -278,18 +277,30 @@ class SearchIndex:
                 self.db.conn().execute(f"SELECT id, path, line, day FROM lines WHERE id IN ({marks})", ids)}
 
     def _sections(self, meta: dict[int, tuple[str, int, int]]) -> dict[int, tuple[str, int]]:
-        """Row id -> (path, line of the `##`+ heading it sits under; 0 before the first)."""
+        """Row id -> (path, line of the `##`+ heading it sits under), for rows under one.
+
+        Only explicit sections group lines (a daily log's `## Memory Flush — ...`
+        or `## Conversation at ...`, a MEMORY.md topic): a file without headings
+        is a list of notes, not evidence that its lines are one conversation.
+        One backward index walk per distinct section among the candidates (it
+        stops at the section's heading), never a scan of whole files.
+        """
         conn = self.db.conn()
-        where = {i: (path, line) for i, (path, line, _day) in meta.items()}
-        heads: dict[str, list[int]] = {}
-        for path in {p for p, _ in where.values()}:
-            heads[path] = [line for line, text in conn.execute(
-                "SELECT line, text FROM lines WHERE path = ? AND text GLOB '##*' ORDER BY line", (path,))
-                if HEADING.match(text)]
+        by_path: dict[str, list[tuple[int, int]]] = {}
+        for row_id, (path, line, _day) in meta.items():
+            by_path.setdefault(path, []).append((line, row_id))
         out = {}
-        for row_id, (path, line) in where.items():
-            at = bisect.bisect_right(heads[path], line) - 1
-            out[row_id] = (path, heads[path][at] if at >= 0 else 0)
+        for path, places in by_path.items():
+            places.sort(reverse=True)
+            heading = None        # the heading found for the lines above it, and not below
+            for line, row_id in places:
+                if heading is None or line < heading:
+                    found = conn.execute(
+                        "SELECT line FROM lines WHERE path = ? AND line <= ? AND (" + HEADING_GLOB + ") "
+                        "ORDER BY line DESC LIMIT 1", (path, line)).fetchone()
+                    heading = found[0] if found else 0
+                if heading:
+                    out[row_id] = (path, heading)
         return out
 
     def _vectors_of(self, hashes: list[str]) -> dict[str, np.ndarray]:

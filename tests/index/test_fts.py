@@ -103,3 +103,21 @@ def test_common_words_in_a_large_index_stay_bounded_and_correct(ws, keyword_inde
     assert hits[0].line == 3001
     only_common = keyword_index.search("deploy service", k=5, mode="fts").hits
     assert len(only_common) == 5 and all("deploy" in h.text for h in only_common)
+
+
+def test_request_phrasing_is_not_a_search_term(ws):
+    from core.config import SearchSettings
+    from core.index import SearchIndex
+    from core.index.hybrid import Tuning
+
+    assert fts.parse_query("Can you recommend some tips for my commute?").terms == ('"commute"',)
+    assert fts.parse_query("recommend tips").terms == ('"recommend"', '"tips"')     # nothing else: kept
+    assert fts.parse_query("recommend tips for commute", request_words=True).terms == (
+        '"recommend"', '"tips"', '"commute"')
+    write(ws, "memory/2026-11-20.md", "# 2026-11-20\n\n- assistant: I recommend these tips, I suggest you try them.\n"
+          "- user: my commute is 40 minutes by bus.\n")
+    for keep, first in ((False, 4), (True, 3)):
+        with SearchIndex(ws, ws / ".reverie" / "index.db", SearchSettings(), embedder=False,
+                         tuning=Tuning(request_words=keep)) as index:
+            index.sync()
+            assert index.search("can you recommend tips for my commute", mode="fts").hits[0].line == first

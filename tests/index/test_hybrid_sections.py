@@ -41,17 +41,30 @@ def _lines(index, k=5, mode="fts"):
 
 
 def test_without_decay_one_conversation_fills_the_page(ws):
-    with _index(ws) as index:
+    with _index(ws, section_decay=1.0, section_boost=0.0) as index:
         top = _lines(index)
         assert all(4 <= line <= 9 for line in top), top      # all five from the first conversation
 
 
 def test_section_decay_lets_another_conversation_in(ws):
-    with _index(ws, section_decay=0.5) as index:
+    with _index(ws, section_decay=0.5, section_free=0) as index:
         top = _lines(index)
         assert PODCASTS in top[:3], top
         assert top[0] in range(4, 10)                        # the best hit stays first
         assert len(_lines(index, k=20)) == len(set(_lines(index, k=20)))
+
+
+def test_the_defaults_diversify(ws):
+    with _index(ws) as index:
+        top = _lines(index)
+        assert PODCASTS in top[:5] and top[0] in range(4, 10), top
+
+
+def test_section_free_hits_are_not_decayed():
+    ranked = [(1, 1.0), (2, 0.9), (3, 0.8), (4, 0.7)]
+    sections = {1: "a", 2: "a", 3: "a", 4: "b"}
+    assert [i for i, _ in section_rerank(ranked, sections, 0.0, 0.5, free=1)] == [1, 2, 4, 3]
+    assert [i for i, _ in section_rerank(ranked, sections, 0.0, 0.5, free=2)] == [1, 2, 3, 4]
 
 
 def test_section_rerank_boost_and_decay_on_scores():
@@ -68,23 +81,31 @@ def test_section_rerank_boost_and_decay_on_scores():
     assert dict(boosted)[4] == pytest.approx(0.95 + 0.2 * 1.0) and dict(boosted)[8] == pytest.approx(0.1)
 
 
-def test_files_without_headings_are_one_section_each(ws):
+def test_only_lines_under_a_heading_are_grouped(ws):
     write(ws, "memory/2026-11-21.md", "# 2026-11-21\n\n- Commute to work tips from Sam.\n- Commute to work by train.\n")
     write(ws, "memory/2026-11-22.md", "# 2026-11-22\n\n- A tip for the commute: audiobooks.\n")
     with SearchIndex(ws, ws / ".reverie" / "index.db", SearchSettings(), embedder=False) as index:
         index.sync()
         ids = [i for (i,) in index.db.conn().execute("SELECT id FROM lines ORDER BY path, line")]
         sections = index._sections(index._meta(ids))
-        by_place = {index._meta([i])[i][:2]: sec for i, sec in sections.items()}
-        assert by_place[("memory/2026-11-21.md", 3)] == by_place[("memory/2026-11-21.md", 4)]
-        assert by_place[("memory/2026-11-21.md", 3)] != by_place[("memory/2026-11-22.md", 3)]
+        assert sections == {}   # notes of a day without headings are not one conversation
+    write(ws, "memory/2026-11-23.md", "# 2026-11-23\n\n- Before any section.\n\n## Memory Flush — 10:00\n"
+          "- Commute to work by train.\n- A tip for the commute.\n\n## Memory Flush — 18:00\n- Commute home.\n")
+    with SearchIndex(ws, ws / ".reverie" / "index.db", SearchSettings(), embedder=False) as index:
+        index.sync()
+        ids = [i for (i,) in index.db.conn().execute("SELECT id FROM lines WHERE path = 'memory/2026-11-23.md'")]
+        meta = index._meta(ids)
+        by_line = {meta[i][1]: sec for i, sec in index._sections(meta).items()}
+        assert by_line == {5: ("memory/2026-11-23.md", 5), 6: ("memory/2026-11-23.md", 5),
+                           7: ("memory/2026-11-23.md", 5), 9: ("memory/2026-11-23.md", 9),
+                           10: ("memory/2026-11-23.md", 9)}
 
 
 @pytest.mark.slow
 def test_section_decay_in_hybrid_search(ws, minilm):
     write(ws, "memory/2026-11-20.md", LOG)
     with SearchIndex(ws, ws / ".reverie" / "index.db", SearchSettings(), embedder=minilm, background=False,
-                     tuning=Tuning(section_decay=0.5)) as index:
+                     tuning=Tuning(section_decay=0.5, section_free=0)) as index:
         index.sync()
         results = index.search(QUERY, k=5, mode="hybrid")
         assert results.mode == "hybrid"

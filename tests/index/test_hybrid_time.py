@@ -73,3 +73,18 @@ def test_time_boost_in_hybrid_search(ws, minilm):
         index.sync()
         assert index.search("x", mode="hybrid").mode == "hybrid"
         assert _first(index, "who did I go climbing with two weeks ago", "hybrid") == "memory/2026-11-16.md"
+
+
+def test_the_time_phrase_is_not_searched_as_words(ws):
+    from core.index.hybrid import find_time
+
+    assert find_time("the milestone I mentioned four weeks ago?", TODAY)[1] == "the milestone I mentioned ?"
+    assert find_time("appointments in March", TODAY)[1] == "appointments in March"   # dates are words of lines
+    assert find_time("yesterday", TODAY)[1] == "yesterday"
+    write(ws, "memory/2026-11-02.md", "# 2026-11-02\n\n- Signed the contract with our first client.\n")
+    write(ws, "memory/2026-11-20.md", "# 2026-11-20\n\n- Replaced the bath mat about four weeks ago.\n")
+    with SearchIndex(ws, ws / ".reverie" / "index.db", SearchSettings(), embedder=False,
+                     tuning=Tuning(time_boost=0.5)) as index:
+        index.sync()
+        hits = index.search("what contract milestone did I mention four weeks ago", mode="fts", today=TODAY).hits
+        assert [h.path for h in hits] == ["memory/2026-11-02.md"]
