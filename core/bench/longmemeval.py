@@ -4,14 +4,18 @@ Protocol (Eval B of shared/eval/README.md): one workspace per question; each
 haystack date becomes a daily log memory/YYYY-MM-DD.md; each session in it a
 `## Conversation at HH:MM` section; each turn one or more lines
 `- [HH:MM] user: text` (a long turn is cut at paragraph ends into lines of at
-most ~2,000 characters). Which session and turn
+most ~2,000 characters: a daily log states one thing a line, and each piece
+keeps its `[HH:MM] role:` lead; the index would also window a longer line, see
+core/index/lines.py, but at spaces, not at paragraph ends). Which session and turn
 a line belongs to is kept outside the indexed text (session ids such as
 "answer_..." must never reach the index). Indexed by the production
 SearchIndex; the question is the query.
 
-Scored: session recall_any@5/@10 (is any gold session among the sessions of
-the top-k hits), turn recall@10 (fraction of `has_answer` turns with a line in
-the top 10), search latency. Abstention questions (`_abs`) are skipped.
+The question is asked on its `question_date` (search(today=...)), so times it
+names ("four weeks ago") count back from there. Scored: session
+recall_any@5/@10 (is any gold session among the sessions of the top-k hits),
+turn recall@10 (fraction of `has_answer` turns with a line in the top 10),
+search latency. Abstention questions (`_abs`) are skipped.
 Last line: `longmemeval MODE recall_any@5=... recall_any@10=... turn_recall@10=... p95_ms=...`
 """
 from __future__ import annotations

@@ -10,8 +10,14 @@ Quoting makes every word a literal: `AND(`, `NEAR`, `-`, `*`, `col:` and
 control characters can never reach the FTS5 parser as syntax.
 
 Common English function words are dropped from the OR (they would match most
-lines and only add noise and time), unless the query has nothing else. The
-work per query is bounded at any index size (see plan()).
+lines and only add noise and time), unless the query has nothing else. So are
+the words of how a request is phrased (REQUEST_WORDS: "can you recommend",
+"any tips", "remind me"): in session logs they match the assistant's own
+replies, not the facts. Measured (keyword only): LongMemEval recall_any@5
+0.857 -> 0.881, LoCoMo recall@10 0.769 -> 0.763 ("What did X recommend?"
+loses a word that is in the answer); hybrid LoCoMo recall@10 0.807 either way.
+Tuning.request_words=True keeps them. The work per query is bounded at any
+index size (see plan()).
 
 Snippets mark matched words with « and » (brackets would clash with the
 `[10:42]` times of daily logs). Matching there is by word prefix, a close

@@ -1,16 +1,48 @@
-"""Fusing keyword and vector results, recency, near-duplicate collapse.
+"""Fusing keyword and vector results, sections, time, recency, near-duplicate collapse.
 
 Fusion is weighted reciprocal rank fusion: a line scores
     w_fts / (k0 + rank in keyword results) + w_vec / (k0 + rank in vector results)
 (rank 1 is the best; absent from a list adds nothing). Ranks, not raw scores:
 BM25 and cosine live on unrelated scales that shift with every query (BM25
 grows with query length and with the rarity of its words), and rank fusion
-needs no per-corpus calibration. k0 = 10 and w_vec = 0.6 were chosen with
-`reverie bench locomo` on the development split (categories 1-4, recall@10):
-keyword 0.769, vector 0.569, RRF k0=60 w=1 0.733, k0=10 w=0.6 0.807; every
-k0 in 5..20 with w_vec in 0.5..0.7 gave 0.79-0.81, so the choice is not a
-knife edge. A small k0 lets the top few of each list dominate: either list's
-best line is usually right, its 30th rarely.
+needs no per-corpus calibration. k0 = 10 was chosen with `reverie bench
+locomo` on the development split (categories 1-4, recall@10): keyword 0.769,
+vector 0.569, RRF k0=60 w=1 0.733, k0=10 w=0.6 0.807; every k0 in 5..20 with
+w_vec in 0.5..0.7 gave 0.79-0.81, so the choice is not a knife edge. A small
+k0 lets the top few of each list dominate: either list's best line is usually
+right, its 30th rarely. w_vec = 0.8 (not 0.6): LongMemEval's preference
+questions ("Can you recommend some recent publications ...?") share few words
+with the line that answers them and only the vector list finds it; LoCoMo
+recall@10 0.807 -> 0.795 for it, LongMemEval recall_any@5 one question more
+(the figures in the section below).
+
+Sections (section_decay, section_free, section_boost): lines under one `##`
+heading (a daily log's `## Memory Flush — ...` or `## Conversation at ...`, a
+MEMORY.md topic) are one section; lines under no heading are each their own.
+An agent asking for k hits gains little from k adjacent lines of one
+conversation: past its first `section_free` hits, each further hit of a
+section has its score multiplied by section_decay per hit already taken
+(MMR-like, over the fused candidates). And a line whose section holds other
+strong candidates gains section_boost times their summed score (the best
+SECTION_TOP): a conversation that keeps coming up is likelier the one asked
+about. Measured with `reverie bench longmemeval` (dev split, 42 questions,
+recall_any@5; keyword-only figures, where it was first tried: 0.857 -> 0.929
+with decay 0.7, free 0 or 1; free 2 loses it again). Hybrid, on the questions
+embedded in time (see the report): decay 0.7 + free 1 + boost 0.2 took
+recall_any@5 from 0.895 to 0.947 on 19 questions and turn recall@10 from
+0.816 to 0.825 (boost alone: +0.07 turn recall). A file without headings is
+not a section: LoCoMo's one-session-per-file logs lost recall@10 0.807 ->
+0.717 when whole files were sections (its evidence is several lines of one
+session), so on LoCoMo these knobs change nothing.
+
+Time (time_boost, off): "four weeks ago", "a couple of days ago", "last
+weekend", "in March" are read against `today` (SearchIndex.search(today=...),
+the clock's date by default); candidates dated in that window gain time_boost
+of their score and the time phrase leaves the words searched. On the
+LongMemEval temporal questions it changed no recall_any@5 and lost one
+recall_any@10 (0.5 and 1.0 alike): the gold day holds many other sessions,
+and the misses there are misses of meaning (a "business milestone" that was
+"signed a contract with my first client"), not of date. Kept as a knob, off.
 
 Recency (optional, `search.recency_half_life_days` > 0): a line dated d days
 before the newest dated line keeps (1 - RECENCY_SHARE) + RECENCY_SHARE * 2^(-d/h)
@@ -39,7 +71,7 @@ _NORMAL = re.compile(r"[\W_]+", re.UNICODE)
 
 @dataclass(frozen=True)
 class Tuning:
-    """Search-time knobs; defaults are the measured best (bench locomo, dev split)."""
+    """Search-time knobs; defaults are the measured best (bench locomo and longmemeval, dev splits)."""
 
     fts_context_weight: float = 0.5     # bm25 weight of the context column (the line's own words: 1.0)
     rrf_k: float = 10.0

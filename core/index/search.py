@@ -13,6 +13,11 @@ still going answers from what has vectors and says how many lines are pending.
 If the embedding model cannot load, vector and hybrid searches answer with
 keyword results (`mode` says "fts") and status() names the problem.
 
+One hit per (path, line): a long line is indexed as several windows
+(lines.py) and shows as one hit, from its best window (text and snippet of
+that window). `search(..., today=date)` anchors the times a query names
+("two weeks ago"; hybrid.py) when Tuning.time_boost is on.
+
 Snippets mark matched words with « and » (see fts.py).
 """
 from __future__ import annotations
