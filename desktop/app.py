@@ -26,9 +26,6 @@ def make_app(argv: list[str] | None = None):
     from PySide6.QtWidgets import QApplication
 
     from desktop import theme
-    from desktop.pyside_refs import keep_none_alive
-
-    keep_none_alive()
     # Background jobs are Python threads (index sync, dream); the main thread must win the GIL back
     # quickly whenever an event arrives. A 1 ms switch interval (the default is 5 ms) shortens
     # how long it waits behind them.

@@ -82,6 +82,28 @@ def _slow_c_calls(limit_ms: float) -> list[tuple[float, str, str, str]]:
     return found
 
 
+def _slow_callbacks(limit_ms: float) -> list[tuple[float, str]]:
+    """Diagnosis (REVERIE_BENCH_CALLBACKS=ms): task results handled on the main thread that took over limit_ms."""
+    found: list[tuple[float, str]] = []
+    if limit_ms <= 0:
+        return found
+    from desktop import tasks
+
+    original = tasks._Relay._call
+
+    def timed(relay, name, *args):
+        started = time.perf_counter()
+        try:
+            return original(relay, name, *args)
+        finally:
+            ms = (time.perf_counter() - started) * 1000.0
+            if ms > limit_ms:
+                callback = relay.callbacks.get(name)
+                found.append((ms, f"{relay.handle.name} {name} -> {getattr(callback, '__qualname__', callback)}"))
+    tasks._Relay._call = timed
+    return found
+
+
 def main(argv=None) -> int:
     t0 = time.time()
     args = parse_args(argv)
@@ -138,6 +160,7 @@ def main(argv=None) -> int:
 
     pauses = _gc_pauses()
     slow_calls = _slow_c_calls(float(os.environ.get("REVERIE_BENCH_CCALLS", "0") or 0))
+    slow_callbacks = _slow_callbacks(float(os.environ.get("REVERIE_BENCH_CALLBACKS", "0") or 0))
     if os.environ.get("REVERIE_BENCH_DUMP"):
         # Diagnosis: when the heartbeat stops for over REVERIE_BENCH_DUMP ms (1 = 400), print every thread's stack once.
         import faulthandler
@@ -235,6 +258,10 @@ def main(argv=None) -> int:
                   f"the main thread):")
             for ms, thread, name, where in sorted(slow_calls, reverse=True)[:12]:
                 print(f"  {ms:.0f} ms {name} in {thread} from {where}")
+        if slow_callbacks:
+            print(f"task callbacks on the main thread over {os.environ['REVERIE_BENCH_CALLBACKS']} ms:")
+            for ms, name in sorted(slow_callbacks, reverse=True)[:12]:
+                print(f"  {ms:.0f} ms {name}")
         if pauses:
             print(f"garbage collections: {len(pauses)}, longest {max(p[0] for p in pauses):.1f} ms "
                   f"(generation {max(pauses)[1]}), {sum(p[0] for p in pauses):.0f} ms in all")

@@ -1,10 +1,12 @@
 """A work-around for a reference-counting bug of PySide6 6.12 on Python 3.11: None is over-released.
 
-Measured here (PySide6 6.12.0, CPython 3.11.7): every `QSyntaxHighlighter.setFormat`
-and `setCurrentBlockState` call lowers `sys.getrefcount(None)` by one. Each highlighted
-line calls them a few times, so after some tens of thousands of lines (a few big daily
-logs opened, or typing in MEMORY.md for a while) None's count reaches zero and the
-interpreter aborts: "Fatal Python error: none_dealloc: deallocating None". Python 3.12
+Measured here (PySide6 6.12.0, CPython 3.11.7): every call of a Qt method that returns
+nothing (`QSyntaxHighlighter.setFormat`, `QTreeWidgetItem.setData`, `QLabel.setText`, ...)
+lowers `sys.getrefcount(None)` by one. A highlighted line makes a few such calls, a sidebar
+row a few more, so after some tens of thousands (a few big daily logs opened, typing in
+MEMORY.md for a while) None's count reaches zero and the interpreter aborts:
+"Fatal Python error: none_dealloc: deallocating None". desktop/__init__.py applies the
+work-around, so it is in place before any Qt call of the app. Python 3.12
 made None immortal, so the bug is harmless there; on 3.11 we do what 3.12 does: give
 None a reference count so large that no number of over-releases can bring it to zero.
 The write happens with the GIL held (no other thread touches the count meanwhile).

@@ -13,9 +13,6 @@ from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat
 
 from core.store.daily import FLUSH_HEADING
 from desktop import theme
-from desktop.pyside_refs import keep_none_alive
-
-keep_none_alive()      # setFormat/setCurrentBlockState over-release None on PySide6 6.12 + Python 3.11
 
 _HEADING = re.compile(r"^#{1,6}\s")
 _BULLET = re.compile(r"^\s*[-*+]\s")
