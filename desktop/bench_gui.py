@@ -10,6 +10,14 @@ window time runs from `--t0` (when the parent launched this process) to the firs
 paint of the window. At the end the window is closed with the jobs still running,
 which also measures a clean shutdown.
 
+Each long stall is attributed: how much of it the main thread itself ran (its CPU
+time; near 0 means it was waiting for the GIL or a CPU), how much was garbage
+collection, and which heavy import began meanwhile. Diagnosis switches (they slow the
+app, so their figures are not the app's own): REVERIE_BENCH_DUMP=ms prints every
+thread's stack when the heartbeat is that late; REVERIE_BENCH_CCALLS=ms lists calls
+into C that held on longer (a GIL not released, or its holder preempted);
+REVERIE_BENCH_CALLBACKS=ms lists task results the main thread took that long to show.
+
 Last line: `gui first_window_s=... max_stall_ms=...`
 """
 from __future__ import annotations
@@ -79,6 +87,15 @@ def _slow_c_calls(limit_ms: float) -> list[tuple[float, str, str, str]]:
                                   f"{frame.f_code.co_filename.rsplit('/', 2)[-1]}:{frame.f_lineno}"))
     threading.setprofile(hook)
     sys.setprofile(hook)
+    # The task pool's threads are Qt's, not the threading module's: hook each task as it starts.
+    from desktop import tasks
+
+    original = tasks._Task.run
+
+    def run(task) -> None:
+        sys.setprofile(hook)
+        original(task)
+    tasks._Task.run = run
     return found
 
 
