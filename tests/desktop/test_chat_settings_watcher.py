@@ -204,3 +204,36 @@ def test_quitting_with_an_open_chat_session_ends_it(qtbot, demo_workspace):
         ws.close()
     assert threads and threading.main_thread().name not in threads     # the flush and summary ran on the pool
     win.deleteLater()
+
+
+@pytest.mark.slow
+def test_quitting_with_an_open_chat_session_and_the_real_bundled_model(qtbot, demo_workspace):
+    """The same quit with the bundled SmolLM2: the real flush and summary run before the workspace closes."""
+    from PySide6.QtCore import QSettings
+
+    from core.dream.state import load_state
+    from core.workspace import Workspace
+    from desktop.main_window import MainWindow
+
+    root = demo_workspace.root
+    sessions_before = load_state(demo_workspace.paths).sessions_since
+    demo_workspace.close()
+    win = MainWindow(QSettings(), controller_options={"schedule": False, "watch": False, "index": False})
+    win.show()
+    assert win.open_workspace(root)
+    win.toggle_chat()
+    with qtbot.waitSignal(win.chat.turnFinished, timeout=300_000) as done:
+        win.chat.send("What does Maya drink?")
+    assert not isinstance(done.args[0], Exception), done.args[0]
+    session_id = win.chat.agent.session_id
+    discard_edits(win.views.values())
+    assert win.close()
+    ws = Workspace.open(root)
+    try:
+        cache = ws.session_cache.read().objects
+        assert cache[-1]["session_id"] == session_id and cache[-1]["summary"].strip()
+        assert load_state(ws.paths).sessions_since == sessions_before + 1
+        assert ws.read_session(session_id).objects
+    finally:
+        ws.close()
+    win.deleteLater()
