@@ -10,6 +10,8 @@ work-around, so it is in place before any Qt call of the app. Python 3.12
 made None immortal, so the bug is harmless there; on 3.11 we do what 3.12 does: give
 None a reference count so large that no number of over-releases can bring it to zero.
 The write happens with the GIL held (no other thread touches the count meanwhile).
+pyproject.toml excludes 6.12.0 (6.11.3 counts None right, measured with the same calls), so a
+normal set-up never meets the bug; this stays for environments that bring their own PySide6.
 """
 from __future__ import annotations
 
