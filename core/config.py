@@ -97,6 +97,7 @@ class ModelSettings:
     n_threads: int = 0                          # 0: the physical cores (performance cores on Apple Silicon)
     cancel_deadline_s: float = 2.0              # a cancelled worker that has not stopped by then is killed
     json_mode: str = ""                         # "" = the catalog's measured choice; "grammar" | "retry"
+    nice: int = 0                               # the model process's niceness, 0-19 (the desktop app uses >= 5)
 
 
 @dataclass(frozen=True)

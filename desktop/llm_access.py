@@ -8,10 +8,17 @@ Nothing here runs on the main thread except `state` and `close()`.
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 from typing import Any, Callable
 
 from core.errors import CoreError, ModelError
+
+
+# The model process runs at this niceness at least: a dream filling both cores must leave the
+# app's own threads (index sync, the dream's Python side, and through the GIL the window) first
+# call on the CPU. On an idle machine the model still gets every cycle it can use.
+APP_MODEL_NICE = 5
 
 
 def default_factory(ws):
@@ -19,7 +26,8 @@ def default_factory(ws):
         from core.llm import open_client
     except ImportError as exc:
         raise ModelError(f"the local model engine is not available ({exc})") from exc
-    return open_client(ws.settings.model)
+    settings = ws.settings.model
+    return open_client(dataclasses.replace(settings, nice=max(settings.nice, APP_MODEL_NICE)))
 
 
 class _Serialised:

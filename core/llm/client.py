@@ -68,7 +68,7 @@ class LocalClient:
     def worker_config(self) -> dict:
         return {"path": str(self.path), "n_ctx": self._context_length, "n_gpu_layers": self.n_gpu_layers,
                 "n_threads": self.n_threads, "chat_format": self.chat_format,
-                "idle_unload_s": self.settings.idle_unload_s}
+                "idle_unload_s": self.settings.idle_unload_s, "nice": self.settings.nice}
 
     # -- LLMClient ----------------------------------------------------------
     @property

@@ -206,6 +206,27 @@ def test_an_idle_worker_unloads_and_comes_back():
         client.close()
 
 
+def test_a_niced_worker_runs_below_the_caller_and_still_answers():
+    client = client_for(SMOL, nice=7)
+    try:
+        assert client.complete(ask("Hi"), max_tokens=2).completion_tokens >= 1
+        assert os.getpriority(os.PRIO_PROCESS, client.worker_pid) == os.getpriority(os.PRIO_PROCESS, 0) + 7
+    finally:
+        client.close()
+
+
+def test_the_desktop_opens_its_model_niced(tmp_path):
+    from core.workspace import Workspace
+    from desktop.llm_access import APP_MODEL_NICE, default_factory
+
+    ws = Workspace.create(tmp_path / "ws")
+    client = default_factory(ws)
+    try:
+        assert client.settings.nice == APP_MODEL_NICE
+    finally:
+        client.close()
+
+
 def test_a_shared_prefix_is_not_computed_again(smol):
     memory = "MEMORY.md:\n" + "\n".join(f"- Fact number {i} about the orchard sensors" for i in range(15))
     first = smol.complete([{"role": "system", "content": memory}, *ask("What is fact 3?")], max_tokens=2)
