@@ -123,7 +123,7 @@ def main(argv: list[str]) -> int:
     from multiprocessing.connection import Connection
 
     fd, config = int(argv[0]), json.loads(argv[1])
-    nice = int(config.get("nice") or 0)
+    nice = int(config.pop("nice", 0) or 0)
     if nice > 0 and hasattr(os, "nice"):
         # A model that fills every core must not starve the process that asked for it (the app's
         # window, an agent's own loop): it gets what they leave, which on an idle machine is all.
