@@ -103,10 +103,26 @@ def facts_from_lines(rel_path: str, lines: list[str], start: int, day: str) -> l
     return facts
 
 
+# What a compaction summary (core/harness/summary.render) holds besides facts: its bracketed
+# "[Summary of the earlier conversation: ...]" marker, section titles ("Key decisions:"), and
+# sections about the session's own to-do list, which is stale once the session has ended.
+_SUMMARY_MARKER = re.compile(r"^\s*\[.*\]\s*$")
+_SUMMARY_TITLE = re.compile(r"^\s*([A-Z][\w ]{2,40}):\s*$")
+_TRANSIENT_SECTIONS = frozenset({"pending", "next steps"})
+
+
 def summary_facts(session_id: str, summary: str) -> list[Fact]:
-    """A session summary as facts: one per line or sentence, each sourced to the session."""
+    """A session summary as facts: one per line or sentence, each sourced to the session; not the
+    summary's marker line, its titles, or the session's intent, pending work and next steps."""
     facts = []
+    section = ""
     for line in summary.splitlines():
+        title = _SUMMARY_TITLE.match(line)
+        if title:
+            section = title.group(1).strip().lower()
+            continue
+        if _SUMMARY_MARKER.match(line) or section in _TRANSIENT_SECTIONS or line.startswith("Session intent:"):
+            continue
         for sentence in _SENTENCE.split(line):
             text = clean_fact_text(sentence)
             if len(text) >= 12 and len(text.split()) >= 4:   # "Finished; tests pass." is not a fact

@@ -83,3 +83,17 @@ def test_session_summaries_since_the_last_dream_are_material(workspace):
     assert [f.text for f in material.facts] == ["Set up the CSV export.", "Tenant isolation test still fails."]
     assert all(f.sources == ("session:s-new",) for f in material.facts)
     assert SourceResolver(workspace.paths).all_resolve(material.facts[0].sources)
+
+
+def test_a_compaction_summary_gives_its_facts_not_its_marker_titles_or_todo_list():
+    from core.dream.material import summary_facts
+    from core.harness.summary import SummaryData, render
+
+    text = render(SummaryData(intent="Ship the CSV export for tenants", achieved=["Wrote the CSV exporter module"],
+                              pending=["Fix the tenant isolation test later"], decisions=["Exports use UTF-8 with a BOM"],
+                              next_steps=["Run the full test suite again"], compacted_messages=40,
+                              offload_path="sessions/s-1.log.jsonl"))
+    facts = [f.text for f in summary_facts("s-1", text)]
+    assert any("CSV exporter module" in f for f in facts) and any("UTF-8 with a BOM" in f for f in facts)
+    assert not any("compacted" in f or "Summary of the earlier" in f for f in facts)
+    assert not any("tenant isolation" in f or "full test suite" in f or "Session intent" in f for f in facts)
