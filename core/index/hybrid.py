@@ -26,14 +26,20 @@ section has its score multiplied by section_decay per hit already taken
 strong candidates gains section_boost times their summed score (the best
 SECTION_TOP): a conversation that keeps coming up is likelier the one asked
 about. Measured with `reverie bench longmemeval` (dev split, 42 questions,
-recall_any@5; keyword-only figures, where it was first tried: 0.857 -> 0.929
-with decay 0.7, free 0 or 1; free 2 loses it again). Hybrid, on the questions
-embedded in time (see the report): decay 0.7 + free 1 + boost 0.2 took
-recall_any@5 from 0.895 to 0.947 on 19 questions and turn recall@10 from
-0.816 to 0.825 (boost alone: +0.07 turn recall). A file without headings is
-not a section: LoCoMo's one-session-per-file logs lost recall@10 0.807 ->
-0.717 when whole files were sections (its evidence is several lines of one
-session), so on LoCoMo these knobs change nothing.
+hybrid, recall_any@5 / turn recall@10; halves by sha1(question_id) % 2, H0
+18 questions tuned on, H1 24 checked): all off (w_vec 0.6) 0.857 / 0.711
+(H0 0.778, H1 0.917); decay 0.7 + free 1: 0.929 / 0.667 (H0 0.944, H1 0.917,
+H1 recall_any@10 0.917 -> 1.000); with w_vec 0.8 (the default) 0.952 / 0.644
+(H0 0.944, H1 0.958). Keyword-only: 0.857 -> 0.929; free 2 loses it again.
+Diversity costs turn recall (fewer lines of the right conversation on the
+page). section_boost 0.2 on top: 0.929 (one question lost), so it is off:
+the vector list always brings a section's unrelated lines as candidates, and
+their summed small scores let a heading's worth of notes outrank the one line
+holding every word of the query (tests/index/test_long_rows.py, hybrid).
+A file without headings is not a section: LoCoMo's one-session-per-file logs
+lost recall@10 0.807 -> 0.717 when whole files were sections (its evidence is
+several lines of one session), so on LoCoMo these knobs change nothing
+(LoCoMo with these defaults: keyword 0.763, vector 0.569, hybrid 0.795).
 
 Time (time_boost, off): "four weeks ago", "a couple of days ago", "last
 weekend", "in March" are read against `today` (SearchIndex.search(today=...),
@@ -80,7 +86,7 @@ class Tuning:
     candidates: int = 100               # per list, before fusion
     collapse: bool = True
     near_duplicate_cosine: float = 0.95
-    section_boost: float = 0.2          # share of its section's best other scores a hit gains
+    section_boost: float = 0.0          # share of its section's best other scores a hit gains (off: see above)
     section_decay: float = 0.7          # score factor per hit already taken from its section (past the free ones)
     section_free: int = 1               # hits a section gives before section_decay starts
     request_words: bool = False         # keep "recommend", "tips", "remind" ... as keyword terms (fts.py)
