@@ -76,6 +76,8 @@ class SearchView(QWidget):
         self._seq = 0
         self.shown_query = ""
         self.stale_dropped = 0
+        self._in_flight = False
+        self._waiting = None              # (seq, text, mode, workspace) of the newest query not yet started
         self.results = None
         self.query = QLineEdit()
         self.query.setPlaceholderText("Search memory, daily logs and sessions…")
@@ -130,14 +132,31 @@ class SearchView(QWidget):
         self._seq += 1
         seq, mode, ws = self._seq, self.mode.currentData(), self.controller.ws
         if not text:
+            self._waiting = None
             self.list.clear()
             self.status.setText("")
             self.shown_query = ""
             return
         self.status.setText(f"searching for “{text}”…")
+        # One search at a time, the newest waiting: typing fast must not start a search per
+        # keystroke that all compete for the GIL with the window (and with indexing and a dream).
+        self._waiting = (seq, text, mode, ws)
+        if not self._in_flight:
+            self._start_waiting()
+
+    def _start_waiting(self) -> None:
+        if self._waiting is None:
+            return
+        seq, text, mode, ws = self._waiting
+        self._waiting, self._in_flight = None, True
         self.controller.submit(lambda ctx: ws.search(text, k=50, mode=mode), name="search",
-                               on_finished=lambda results: self._show(seq, text, results),
-                               on_failed=lambda exc: self._failed(seq, exc))
+                               on_finished=lambda results: self._done(self._show, seq, text, results),
+                               on_failed=lambda exc: self._done(self._failed, seq, exc))
+
+    def _done(self, handler, *args) -> None:
+        self._in_flight = False
+        handler(*args)
+        self._start_waiting()
 
     def _failed(self, seq: int, exc) -> None:
         if seq == self._seq:

@@ -62,6 +62,37 @@ def test_an_older_slower_query_never_overwrites_a_newer_one(qtbot, indexed, monk
     assert any("keycloak" in hit.text.lower() for hit in view.results.hits)
 
 
+def test_fast_typing_runs_one_search_at_a_time_and_ends_on_the_newest(qtbot, indexed, monkeypatch):
+    import threading
+
+    ws = indexed.ws
+    real = ws.search
+    running, most, seen = [0], [0], []
+    lock = threading.Lock()
+
+    def search(query, **options):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            seen.append(query)
+        try:
+            time.sleep(0.2)
+            return real(query, **options)
+        finally:
+            with lock:
+                running[0] -= 1
+    monkeypatch.setattr(ws, "search", search)
+    view = search_view(qtbot, indexed)
+    view.mode.setCurrentIndex(view.mode.findData("fts"))
+    for typed in ("K", "Ke", "Key", "Keyc", "Keycl", "Keycloak"):
+        view.query.setText(typed)
+        view.run_query()
+    qtbot.waitUntil(lambda: view.shown_query == "Keycloak", timeout=20_000)
+    assert most[0] == 1
+    assert seen[0] == "K" and seen[-1] == "Keycloak" and len(seen) < 6   # the ones in between were skipped
+    assert any("keycloak" in hit.text.lower() for hit in view.results.hits)
+
+
 def test_modes_and_chinese_queries(qtbot, indexed):
     view = search_view(qtbot, indexed)
     for mode in ("fts", "hybrid", "vector"):
