@@ -69,6 +69,8 @@ class Sidebar(QTreeWidget):
         self.itemActivated.connect(self._activate)
         self.itemClicked.connect(self._activate)
         self.listing: Listing | None = None
+        self._lazy: dict[int, tuple[QTreeWidgetItem, list[str]]] = {}   # collapsed months not yet filled
+        self.itemExpanded.connect(self._expanded)
 
     def _activate(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         data = item.data(0, ROLE)
@@ -97,6 +99,7 @@ class Sidebar(QTreeWidget):
     def populate(self, listing: Listing) -> None:
         expanded, selected = self._state() if self.topLevelItemCount() else ({"daily", "sessions"}, None)
         self.listing = listing
+        self._lazy.clear()
         self.clear()
 
         def group(key: str, title: str, count: int, kind: str = "", rel: str = "") -> QTreeWidgetItem:
@@ -107,11 +110,17 @@ class Sidebar(QTreeWidget):
         self._item(self, "MEMORY.md", "memory", "MEMORY.md", "curated long-term memory")
         total = sum(len(v) for v in listing.daily.values())
         daily = group("daily", "Daily logs", total)
+        self._lazy.clear()
         for month, rels in listing.daily.items():
             node = self._item(daily, f"{month} ({len(rels)})")
             node.setData(0, ROLE + 1, f"month:{month}")
-            for rel in rels:
-                self._item(node, rel.rsplit("/", 1)[-1][:-3], "daily", rel, rel)
+            if f"month:{month}" in expanded or (selected is not None and selected[1] in rels):
+                self._fill_month(node, rels)
+            else:
+                # A year of logs is hundreds of rows: a collapsed month gets its rows when it is
+                # opened, so a refresh after every outside write stays a few milliseconds.
+                node.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
+                self._lazy[id(node)] = (node, rels)
         archive = group("archive", "Archive", len(listing.archive))
         for rel in listing.archive:
             self._item(archive, rel.rsplit("/", 1)[-1][:-3], "daily", rel, rel)
@@ -137,6 +146,21 @@ class Sidebar(QTreeWidget):
         self._item(self, "Search", "search", "")
         self._item(self, f"Dreams ({listing.open_proposals} open)", "dreams", "")
         self._restore(expanded, selected)
+
+    def _fill_month(self, node: QTreeWidgetItem, rels: list[str]) -> None:
+        for rel in rels:
+            self._item(node, rel.rsplit("/", 1)[-1][:-3], "daily", rel, rel)
+
+    def _expanded(self, item: QTreeWidgetItem) -> None:
+        pending = self._lazy.pop(id(item), None)
+        if pending is not None:
+            self._fill_month(*pending)
+
+    def fill_all(self) -> None:
+        """Give every collapsed month its rows (screenshots, tests that walk the whole tree)."""
+        for node, rels in list(self._lazy.values()):
+            self._fill_month(node, rels)
+        self._lazy.clear()
 
     def _restore(self, expanded: set[str], selected) -> None:
         stack = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]

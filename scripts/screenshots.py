@@ -93,6 +93,7 @@ def take(work: Path, out: Path, theme: str) -> int:
     controller = window.controller
     memory = window.views["MEMORY.md"]
     settle(lambda: memory.base is not None and window.sidebar.topLevelItemCount() > 0)
+    window.sidebar.fill_all()
     window.sidebar.expandAll()
     memory.preview_button.setChecked(True)
     line = next(n for n, text in enumerate(memory.text().split("\n"), 1) if "Drinks tea" in text)

@@ -52,10 +52,24 @@ def test_open_shows_the_sidebar_with_counts_and_memory(qtbot, window, demo_works
     assert str(demo_workspace.root) in win.recent()
 
 
+def test_a_collapsed_month_gets_its_logs_when_opened(qtbot, window, demo_workspace):
+    win = window()
+    opened(qtbot, win, demo_workspace.root)
+    daily = win.sidebar.topLevelItem(1)
+    month = daily.child(daily.childCount() - 1)
+    count = int(month.text(0).rsplit("(", 1)[1].rstrip(")"))
+    if not month.isExpanded():
+        assert month.childCount() == 0
+        month.setExpanded(True)
+    assert month.childCount() == count
+    assert all(month.child(i).data(0, ROLE)[0] == "daily" for i in range(count))
+
+
 def test_every_sidebar_entry_opens_its_view(qtbot, window, demo_workspace):
     win = window()
     opened(qtbot, win, demo_workspace.root)
     entries = []
+    win.sidebar.fill_all()
     stack = [win.sidebar.topLevelItem(i) for i in range(win.sidebar.topLevelItemCount())]
     while stack:
         item = stack.pop()
