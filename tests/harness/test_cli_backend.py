@@ -6,20 +6,14 @@ really talks to an OpenAI-compatible server when told to.
 """
 from __future__ import annotations
 
-import json
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
 from core.cli import main
 
-LAUNCHER = Path(__file__).resolve().parents[1] / "llm" / "server_launcher.py"
 CLOSED = "http://127.0.0.1:9/v1"       # the discard port: nothing listens there
 
 
@@ -82,46 +76,14 @@ def test_dream_takes_the_backend_flags(workspace):
     assert "dry-run" in proc.stdout                               # ...and still decided without it
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def server(tmp_path):
     import models
-    from core.llm.engine import LLAMA_ENV
+    from llm_server import running_server
 
-    port = _free_port()
     log_path = tmp_path / "server.log"
-    log = log_path.open("wb")
-    proc = subprocess.Popen([sys.executable, str(LAUNCHER), "--model",
-                             str(models.resolve_model_path("smollm2-135m-instruct-q4_1")), "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", "4096", "--model_alias", "smollm2"],
-                            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **LLAMA_ENV})
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited ({proc.returncode}); see {log_path}")
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2) as response:
-                    json.loads(response.read())
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("llama_cpp.server did not start within 180 s") from None
-                time.sleep(0.5)
+    with running_server(models.resolve_model_path("smollm2-135m-instruct-q4_1"), log_path, n_ctx=4096) as base:
         yield base, log_path
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.mark.slow

@@ -1,14 +1,6 @@
 """The OpenAI-compatible client against a real server: llama_cpp.server with the bundled SmolLM2 on 127.0.0.1."""
 from __future__ import annotations
 
-import json
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
-
 import jsonschema
 import pytest
 
@@ -16,50 +8,17 @@ from core.cancel import CancelToken, Cancelled
 from core.config import ModelSettings
 from core.errors import ContextOverflowError, ServerUnavailableError
 from core.llm import open_client
-from core.llm.engine import LLAMA_ENV
+from llm_server import free_port, running_server
 
-LAUNCHER = Path(__file__).with_name("server_launcher.py")
 SCHEMA = {"type": "object", "properties": {"colour": {"enum": ["red", "green", "blue"]},
                                            "reason": {"type": "string", "maxLength": 60}},
           "required": ["colour", "reason"], "additionalProperties": False}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(smol_path, tmp_path_factory):
-    import os
-
-    port = free_port()
-    log = (tmp_path_factory.mktemp("server") / "server.log").open("wb")
-    proc = subprocess.Popen([sys.executable, str(LAUNCHER), "--model", str(smol_path), "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", "2048", "--model_alias", "smollm2"],
-                            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **LLAMA_ENV})
-    base = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"llama_cpp.server exited ({proc.returncode}); see {log.name}")
-        try:
-            with urllib.request.urlopen(f"{base}/models", timeout=2) as response:
-                json.loads(response.read())
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        raise RuntimeError("llama_cpp.server did not start within 120 s")
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with running_server(smol_path, tmp_path_factory.mktemp("server") / "server.log", n_ctx=2048) as base:
+        yield base
 
 
 @pytest.fixture
