@@ -65,10 +65,14 @@ class LocalClient:
         self._lock = threading.RLock()
         self._counts: OrderedDict[str, int] = OrderedDict()
 
-    def worker_config(self) -> dict:
+    def engine_config(self) -> dict:
+        """What core.llm.engine.EngineConfig takes: how llama.cpp loads the model."""
         return {"path": str(self.path), "n_ctx": self._context_length, "n_gpu_layers": self.n_gpu_layers,
-                "n_threads": self.n_threads, "chat_format": self.chat_format,
-                "idle_unload_s": self.settings.idle_unload_s, "nice": self.settings.nice}
+                "n_threads": self.n_threads, "chat_format": self.chat_format}
+
+    def worker_config(self) -> dict:
+        """The engine's config plus how the worker process lives (idle unload, niceness)."""
+        return {**self.engine_config(), "idle_unload_s": self.settings.idle_unload_s, "nice": self.settings.nice}
 
     # -- LLMClient ----------------------------------------------------------
     @property

@@ -44,7 +44,7 @@ def test_flash_attention_is_left_to_llama_cpp_and_the_defaults_are_restored():
     from core.llm.engine import EngineConfig, load_llama
 
     client = LocalClient(ModelSettings(context_length=512))
-    llm = load_llama(EngineConfig(**{k: v for k, v in client.worker_config().items() if k not in ("idle_unload_s", "nice")}))
+    llm = load_llama(EngineConfig(**client.engine_config()))
     try:
         assert llm.context_params.flash_attn_type == lib.LLAMA_FLASH_ATTN_TYPE_AUTO
         assert llm.n_ctx() == 512 and llm.context_params.n_threads == client.n_threads
