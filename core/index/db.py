@@ -21,7 +21,12 @@ from typing import Iterator
 
 from core.errors import IndexError_
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+# A `##`-`######` heading line: where a section (a conversation, a flush block, a MEMORY.md topic)
+# starts. search.py asks for the nearest one above a hit with exactly this condition, so the partial
+# index below answers it in one index step instead of a walk back over the file's rows.
+HEADING_CONDITION = " OR ".join(f"text GLOB '{'#' * n} *'" for n in range(2, 7))
 
 # Porter stemming so "painted" finds "paint"; remove_diacritics so "cafe" finds "café".
 # CJK text reaches this tokenizer already cut into bigrams (see cjk.py).
@@ -55,6 +60,7 @@ _MIGRATIONS: dict[int, str] = {
     CREATE TABLE embeddings (hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
     CREATE VIRTUAL TABLE lines_fts USING fts5(body, context, tokenize='{FTS_TOKENIZER}');
     """,
+    2: f"CREATE INDEX lines_headings ON lines(path, line) WHERE {HEADING_CONDITION};",
 }
 
 

@@ -143,3 +143,24 @@ def test_damaged_database_is_a_clear_error(ws):
     db = write(ws, ".reverie/index.db", b"this is not a database" * 100)
     with pytest.raises(CoreError, match="delete it"):
         SearchIndex(ws, db, SearchSettings(), embedder=False)
+
+
+def test_an_index_of_the_first_schema_gains_the_heading_index_and_keeps_its_rows(ws):
+    write(ws, "memory/2026-11-01.md", "# 2026-11-01\n\n## Conversation at 09:00\n- tea talk\n- more tea\n")
+    db = ws / ".reverie" / "index.db"
+    with SearchIndex(ws, db, SearchSettings(), embedder=False) as index:
+        index.sync()
+    conn = sqlite3.connect(db)      # as a schema-1 index left it: no heading index
+    conn.execute("DROP INDEX lines_headings")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    with SearchIndex(ws, db, SearchSettings(), embedder=False) as index:
+        assert not index.sync().changed
+        conn = index.db.conn()
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        from core.index.db import HEADING_CONDITION
+        plan = conn.execute("EXPLAIN QUERY PLAN SELECT line FROM lines WHERE path = ? AND line <= ? AND ("
+                            + HEADING_CONDITION + ") ORDER BY line DESC LIMIT 1", ("memory/2026-11-01.md", 5)).fetchall()
+        assert "lines_headings" in str(plan)       # the nearest heading above a hit is one index step
+        assert sorted(h.line for h in index.search("tea", mode="fts").hits) == [4, 5]
