@@ -62,4 +62,5 @@ def test_the_installed_pyside6_counts_none_right_or_the_workaround_is_needed():
         assert done.returncode != 0 and "none_dealloc" in done.stderr, (done.returncode, done.stdout[-300:])
     else:
         assert done.returncode == 0, done.stderr[-800:]
-        assert "None's count fell by 0" in done.stdout or "fell by -" in done.stdout, done.stdout
+        made, fell = (int(w) for w in done.stdout.replace(";", " ").split() if w.lstrip("-").isdigit())
+        assert abs(fell) < 100 < made, done.stdout     # a leak would be one per void call, thousands
