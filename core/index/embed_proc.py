@@ -31,6 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
+from core.childproc import kill_and_reap
 from core.index.embedder import EmbedderError, model_id_for
 
 _HEAD = struct.Struct(">II")
@@ -85,14 +86,7 @@ def _kill(proc: subprocess.Popen, fds: list[int]) -> None:
         except OSError:
             pass
     fds.clear()
-    try:
-        proc.wait(timeout=3)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
+    kill_and_reap(proc, grace_s=3)
 
 
 class ProcessEmbedder:

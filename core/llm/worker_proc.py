@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from core.cancel import CancelToken, Cancelled
+from core.childproc import kill_and_reap
 from core.errors import ContextOverflowError, ModelError, ModelWorkerCrashed
 from core.llm.engine import LLAMA_ENV
 
@@ -40,15 +41,6 @@ def _describe_exit(code: int | None) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit status {code}"
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.kill()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
 
 
 class WorkerProcess:
@@ -86,7 +78,7 @@ class WorkerProcess:
             child.close()
         self.conn = Connection(parent.detach())
         # Never leave a worker behind when the client is dropped or the program exits.
-        self._finalizer = weakref.finalize(self, _kill, self.proc)
+        self._finalizer = weakref.finalize(self, kill_and_reap, self.proc)
 
     def stop(self, graceful: bool = True) -> None:
         proc, conn = self.proc, self.conn
@@ -99,7 +91,7 @@ class WorkerProcess:
                 proc.wait(timeout=3)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        _kill(proc)
+        kill_and_reap(proc)
         if conn is not None:
             conn.close()
         if self._finalizer is not None:
