@@ -26,6 +26,7 @@ def make_app(argv: list[str] | None = None):
     from PySide6.QtWidgets import QApplication
 
     from desktop import theme
+
     # Background jobs are Python threads (index sync, dream); the main thread must win the GIL back
     # quickly whenever an event arrives. A 1 ms switch interval (the default is 5 ms) shortens
     # how long it waits behind them.
@@ -44,7 +45,7 @@ def make_app(argv: list[str] | None = None):
     return app
 
 
-def tune_gc(freeze: bool = True) -> None:
+def tune_gc() -> None:
     """Shorter garbage collections, and full ones rare: a collection stops every thread, the GUI's included.
 
     The GUI benchmark measured full collections of 130 ms while a dream and the index build
@@ -56,9 +57,8 @@ def tune_gc(freeze: bool = True) -> None:
     """
     import gc
 
-    if freeze:
-        gc.collect()
-        gc.freeze()
+    gc.collect()
+    gc.freeze()
     young, middle, _old = gc.get_threshold()
     gc.set_threshold(young, middle, 1000)
 

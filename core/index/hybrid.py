@@ -200,11 +200,6 @@ _NAMED = re.compile(r"\b(yesterday|today|tonight|this morning|last night|last we
                     re.IGNORECASE)
 
 
-def time_window(query: str, today: dt.date) -> tuple[dt.date, dt.date] | None:
-    found = find_time(query, today)
-    return found[0] if found else None
-
-
 def find_time(query: str, today: dt.date) -> tuple[tuple[dt.date, dt.date], str] | None:
     """The days a query points at ("two weeks ago", "last weekend", "in March"), relative to `today`.
 

@@ -8,7 +8,7 @@ from conftest import write  # tests/index/conftest.py
 
 from core.config import SearchSettings
 from core.index import SearchIndex
-from core.index.hybrid import Tuning, time_window
+from core.index.hybrid import Tuning, find_time
 
 TODAY = dt.date(2026, 11, 30)   # a Monday
 
@@ -24,12 +24,12 @@ TODAY = dt.date(2026, 11, 30)   # a Monday
     ("the BBQ in December", (dt.date(2025, 12, 1), dt.date(2025, 12, 31))),   # the latest December so far
 ])
 def test_time_window(query, window):
-    assert time_window(query, TODAY) == window
+    assert find_time(query, TODAY)[0] == window
 
 
 @pytest.mark.parametrize("query", ["may I ask about tea", "how many days did I spend", "a weekend trip", ""])
 def test_no_time_named(query):
-    assert time_window(query, TODAY) is None
+    assert find_time(query, TODAY) is None
 
 
 def _workspace(ws):
