@@ -37,3 +37,27 @@ class CancelToken:
 
 
 NEVER = CancelToken()  # a token nobody cancels, for callers that do not care
+
+
+class JobContext:
+    """What a background job sees: its CancelToken and a progress channel.
+
+    `progress(value)` also raises Cancelled once the token is cancelled, so a pipeline's
+    progress callback doubles as its cancellation point. The app's task pool
+    (desktop/tasks.py) and a job in a child process (core/jobproc.py) both hand jobs one.
+    """
+
+    def __init__(self, token: CancelToken, emit):
+        self.token = token
+        self._emit = emit
+
+    @property
+    def cancelled(self) -> bool:
+        return self.token.cancelled
+
+    def check(self) -> None:
+        self.token.raise_if_cancelled()
+
+    def progress(self, value: object = None) -> None:
+        self.token.raise_if_cancelled()
+        self._emit(value)

@@ -199,8 +199,9 @@ class Workspace:
     def index_is_open(self) -> bool:
         return self._index is not None
 
-    def sync_index(self, progress=None):
-        return self.index.sync(progress)
+    def sync_index(self, progress=None, **options):
+        """Bring the index up to date; options as SearchIndex.sync (in_child, cancel, nice)."""
+        return self.index.sync(progress, **options)
 
     def search(self, query: str, *, k: int = 10, mode: str | None = None):
         return self.index.search(query, k=k, mode=mode)

@@ -27,9 +27,9 @@ def make_app(argv: list[str] | None = None):
 
     from desktop import theme
 
-    # Background jobs are Python threads (index sync, dream); the main thread must win the GIL back
-    # quickly whenever an event arrives. A 1 ms switch interval (the default is 5 ms) shortens
-    # how long it waits behind them.
+    # The main thread takes the GIL back every time Qt calls into Python (each virtual method a
+    # Python class might override), hundreds of times in one paint; behind a busy worker thread
+    # each take waits up to the switch interval. 1 ms instead of the default 5 ms.
     sys.setswitchinterval(0.001)
     # The embedding model runs in a child process: torch's import, its load and every encode
     # would otherwise hold this process's GIL for up to 0.4 s at a time (the GUI benchmark).
@@ -85,12 +85,16 @@ def main(argv: list[str] | None = None) -> int:
 
     from desktop import theme
 
+    from desktop.preload import open_after_preload
+    from desktop.tasks import TaskRunner
+
     window = build_window(args)
     theme.follow_system(app, on_change=lambda: _rehighlight(window))
     window.show()
     target = _initial_workspace(args, window)
-    if target:
-        QTimer.singleShot(0, lambda: window.open_workspace(target, model=args.model))
+    # The window first, then the imports an open needs (off the main thread), then the workspace.
+    startup = TaskRunner(max_threads=1, parent=window)
+    open_after_preload(startup, lambda: target and window.open_workspace(target, model=args.model))
     # Ctrl+C in the terminal closes the window cleanly (Python only sees signals between Qt events).
     signal.signal(signal.SIGINT, lambda *_: window.close())
     ticker = QTimer()
@@ -99,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return app.exec()
     finally:
+        startup.shutdown(5.0)
         from core.index.embedder import close_process_embedders
 
         close_process_embedders()

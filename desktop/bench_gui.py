@@ -4,8 +4,9 @@ Started by `reverie bench gui` (core/bench/gui_bench.py, which builds the worksp
 and must not import Qt itself). It opens the real main window on the workspace,
 starts a fresh index build (FTS, then embeddings in the background) and a dream,
 and keeps using the app while they run: a search typed every second, a daily log
-opened, tabs switched. A heartbeat timer on the main thread fires every 10 ms; the
-longest gap beyond that interval is the longest main-thread stall. The first
+opened, tabs switched. A heartbeat timer on the main thread fires every 10 ms from
+the first frame on (so the start-up preload and the open count too); the longest
+gap beyond that interval is the longest main-thread stall. The first
 window time runs from `--t0` (when the parent launched this process) to the first
 paint of the window. At the end the window is closed with the jobs still running,
 which also measures a clean shutdown.
@@ -29,6 +30,7 @@ import sys
 import time
 
 HEARTBEAT_MS = 10
+REACTION_MS = 400     # a quick person's reaction: from MEMORY.md shown to "Dream now" pressed
 # C calls that wait with the GIL released: long by design, harmless to the main thread.
 WAITS = {"select", "poll", "acquire", "sleep", "read", "wait", "recv", "join", "exec", "waitForDone", "accept",
          "readinto", "waitpid", "communicate"}
@@ -99,6 +101,24 @@ def _slow_c_calls(limit_ms: float) -> list[tuple[float, str, str, str]]:
     return found
 
 
+def _task_spans() -> list[list]:
+    """[name, perf_counter at start, at end or 0.0] of every pool task: which ran during a stall."""
+    from desktop import tasks
+
+    spans: list[list] = []
+    original = tasks._Task.run
+
+    def run(task) -> None:
+        span = [task.handle.name, time.perf_counter(), 0.0]
+        spans.append(span)
+        try:
+            original(task)
+        finally:
+            span[2] = time.perf_counter()
+    tasks._Task.run = run
+    return spans
+
+
 def _slow_callbacks(limit_ms: float) -> list[tuple[float, str]]:
     """Diagnosis (REVERIE_BENCH_CALLBACKS=ms): task results handled on the main thread that took over limit_ms."""
     found: list[tuple[float, str]] = []
@@ -130,6 +150,8 @@ def main(argv=None) -> int:
 
     from desktop.app import make_app
     from desktop.main_window import MainWindow
+    from desktop.preload import open_after_preload
+    from desktop.tasks import TaskRunner
 
     app = make_app([sys.argv[0]])
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
@@ -148,6 +170,8 @@ def main(argv=None) -> int:
             if event.type() == QEvent.Type.Paint and "first_window_s" not in figures:
                 figures["first_window_s"] = time.time() - t0
                 app.removeEventFilter(self)
+                # From the first frame on every stall counts: the preload and the open included.
+                QTimer.singleShot(0, heartbeat.start)
             return False
 
     watcher = FirstPaint()
@@ -155,8 +179,9 @@ def main(argv=None) -> int:
 
     heavy = ("torch", "transformers", "sentence_transformers", "scipy", "sklearn")
     loaded = {name for name in heavy if name in sys.modules}
-    # (ms, seconds since launch, what loaded meanwhile, ms of garbage collection, ms the main thread ran)
-    long_stalls: list[tuple[float, float, str, float, float]] = []
+    # (ms, seconds since launch, what loaded meanwhile, ms of garbage collection, ms the main thread ran,
+    #  the pool tasks that ran meanwhile)
+    long_stalls: list[tuple[float, float, str, float, float, str]] = []
 
     def beat() -> None:
         now = time.perf_counter()
@@ -170,12 +195,15 @@ def main(argv=None) -> int:
                 new = {name for name in heavy if name in sys.modules} - loaded
                 loaded.update(new)
                 collected = sum(ms for ms, _gen, end in pauses if state["last"] <= end <= now)
+                running = sorted({name for name, begun, ended in spans
+                                  if begun < now and (not ended or ended > state["last"])})
                 long_stalls.append((gap - HEARTBEAT_MS, time.time() - t0, ", ".join(sorted(new)), collected,
-                                    main_ms))
+                                    main_ms, ", ".join(running)))
         state["last"] = now
         state["beats"] += 1
 
     pauses = _gc_pauses()
+    spans = _task_spans()
     slow_calls = _slow_c_calls(float(os.environ.get("REVERIE_BENCH_CCALLS", "0") or 0))
     slow_callbacks = _slow_callbacks(float(os.environ.get("REVERIE_BENCH_CALLBACKS", "0") or 0))
     if os.environ.get("REVERIE_BENCH_DUMP"):
@@ -203,7 +231,6 @@ def main(argv=None) -> int:
     heartbeat.timeout.connect(beat)
 
     def open_workspace() -> None:
-        heartbeat.start()          # from here on every stall counts: the open itself included
         if not window.open_workspace(args.workspace):
             print("bench: the workspace did not open", file=sys.stderr)
             app.exit(2)
@@ -211,7 +238,10 @@ def main(argv=None) -> int:
         controller = window.controller
         memory = window.views["MEMORY.md"]
         memory.loaded.connect(lambda: figures.setdefault("ready_s", time.time() - t0))
-        controller.start_dream(reason="benchmark")
+        # "Dream now" as soon as a person could press it: a reaction time after MEMORY.md shows.
+        memory.loaded.connect(lambda: QTimer.singleShot(
+            REACTION_MS, lambda: window.controller is controller and (controller.dreaming or
+                                                                       controller.start_dream(reason="benchmark"))))
         QTimer.singleShot(int(args.seconds * 1000), finish)
         use.start()
 
@@ -282,8 +312,9 @@ def main(argv=None) -> int:
         if pauses:
             print(f"garbage collections: {len(pauses)}, longest {max(p[0] for p in pauses):.1f} ms "
                   f"(generation {max(pauses)[1]}), {sum(p[0] for p in pauses):.0f} ms in all")
-        for ms, at, new, collected, main_ms in sorted(long_stalls, reverse=True)[:8]:
+        for ms, at, new, collected, main_ms, running in sorted(long_stalls, reverse=True)[:8]:
             cause = f"; the main thread ran {main_ms:.0f} ms of it"
+            cause += f"; tasks running: {running}" if running else ""
             cause += f"; a worker thread began importing {new} meanwhile" if new else ""
             cause += f"; {collected:.0f} ms of it garbage collection" if collected >= 1 else ""
             print(f"  stall {ms:.0f} ms at {at:.1f} s{cause}")
@@ -292,8 +323,9 @@ def main(argv=None) -> int:
               f"{controller.index_summary}")
         print(f"dream: {'finished' if dream_task is not None and dream_task.done else 'still running'}")
 
-    window.show()                              # as the app does: show first, open right after
-    QTimer.singleShot(0, open_workspace)
+    # As the app does (desktop/app.py): show first, then the preload, then open.
+    window.show()
+    open_after_preload(TaskRunner(max_threads=1, parent=window), open_workspace)
     code = app.exec()
     if "max_stall_ms" not in figures:
         return code or 1

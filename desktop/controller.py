@@ -43,13 +43,18 @@ class WorkspaceController(QObject):
     def __init__(self, ws: Workspace, *, runner: TaskRunner | None = None, watch: bool = True,
                  schedule: bool = True, clock: Callable[[], float] = time.time, tick_ms: int = 30_000,
                  llm_factory: Callable[[Any], Any] | None = None, debounce_ms: int = 250, index: bool = True,
-                 parent=None):
+                 dreamer: Callable[..., Any] | None = None, parent=None):
         super().__init__(parent)
         from core.dream.idle import IdleMonitor
 
         self.ws = ws
         self.clock = clock
         self.auto_index = index
+        # How a dream runs: run_dream's signature. By default in a child process, whose Python work
+        # holds a GIL of its own, not the window's (core/dream/isolated.py).
+        if dreamer is None:
+            from core.dream.isolated import run_dream_in_child as dreamer
+        self.dreamer = dreamer
         self.runner = runner or TaskRunner(parent=self)
         self.recovery = RecoveryStore(ws.paths)
         self.monitor = IdleMonitor(ws.paths, ws.settings.dream.idle_minutes, clock=clock)
@@ -130,17 +135,22 @@ class WorkspaceController(QObject):
             self.changed.emit(changes)
 
     def _outside_change(self, paths: list[str]) -> None:
-        indexed = [p for p in paths if kind_of(p) in INDEXED_KINDS]
-        if indexed and self.ws.index_is_open:
-            def reindex(ctx, ws=self.ws, todo=tuple(indexed)):
-                for rel in todo:
-                    ctx.check()
-                    if ws.resolve(rel).exists():
-                        ws.notice_external_change(rel)
-                return len(todo)
-            self.submit(reindex, name="reindex", on_finished=lambda _n: self.refresh_index_state(),
-                        on_failed=lambda exc: self.errorOccurred.emit(f"reindex: {exc}"))
+        self.reindex(paths)
         self.filesChanged.emit(paths)
+
+    def reindex(self, paths) -> TaskHandle | None:
+        """Bring the index up to date for these workspace-relative paths (written outside this process)."""
+        indexed = [p for p in paths if kind_of(p) in INDEXED_KINDS]
+        if not indexed or not self.ws.index_is_open:
+            return None
+
+        def job(ctx, ws=self.ws, todo=tuple(indexed)):
+            for rel in todo:
+                ctx.check()
+                ws.notice_external_change(rel)
+            return len(todo)
+        return self.submit(job, name="reindex", on_finished=lambda _n: self.refresh_index_state(),
+                           on_failed=lambda exc: self.errorOccurred.emit(f"reindex: {exc}"))
 
     # ----- the search index ------------------------------------------------------------------------
     def sync_index(self) -> TaskHandle | None:
@@ -150,7 +160,9 @@ class WorkspaceController(QObject):
         def job(ctx):
             def progress(*args, **kwargs):
                 ctx.progress(args[0] if len(args) == 1 else (args or kwargs))
-            return self.ws.sync_index(progress)
+            # In a child process: a build of 100,000 lines is seconds of pure Python, and on a thread
+            # here it would hold the GIL the window needs (core/jobproc.py).
+            return self.ws.sync_index(progress, in_child=True, cancel=ctx.token)
 
         self.indexState.emit("index: updating…")
         self.index_task = self.submit(job, name="index", on_finished=self._index_done,
@@ -198,13 +210,11 @@ class WorkspaceController(QObject):
         monitor, ws, model = self.monitor, self.ws, self.model
 
         def job(ctx):
-            from core.dream.consolidator import run_dream
-
             llm = model.client_or_none()
             # A scheduled dream gives way to the agent: any activity stops it at a stage boundary.
             stop = monitor.stop_check(monitor.clock()) if scheduled else None
-            result = run_dream(ws, llm, progress=ctx.progress, cancel=ctx.token, should_stop=stop,
-                               now=dt.datetime.fromtimestamp(monitor.clock(), dt.timezone.utc))
+            result = self.dreamer(ws, llm, progress=ctx.progress, cancel=ctx.token, should_stop=stop,
+                                  now=dt.datetime.fromtimestamp(monitor.clock(), dt.timezone.utc))
             monitor.ignore_own_write("MEMORY.md")
             return result
 
@@ -224,7 +234,8 @@ class WorkspaceController(QObject):
 
             return maintain(ws, now=dt.datetime.fromtimestamp(monitor.clock(), dt.timezone.utc),
                             llm_factory=model.client_or_none, monitor=monitor, cancel=ctx.token,
-                            progress=ctx.progress)
+                            progress=ctx.progress, dreamer=self.dreamer,
+                            reindex=lambda: ws.sync_index(in_child=True, cancel=ctx.token))
 
         self.dream_task = self.submit(job, name="maintenance", on_progress=self.dreamEvent.emit,
                                       on_finished=self._dream_done, on_failed=self._dream_failed)
@@ -246,9 +257,11 @@ class WorkspaceController(QObject):
         for rel in getattr(result, "archived", []) or []:
             paths.append(rel)
             kinds.append("daily")
-        applied = getattr(result, "applied", None)
+        dream = getattr(result, "dream", None) or result          # a maintenance tick may carry a dream
+        applied = getattr(dream, "applied", None)
         if applied is not None and getattr(applied, "changes", None) is not None:
             self.publish(applied.changes)
+            self.reindex(applied.changes.paths)   # written by the dream's own process: this index has not seen it
         self.publish(Changes(paths=tuple(paths), kinds=tuple(dict.fromkeys(kinds))))
         self.dreamFinished.emit(result)
 

@@ -18,7 +18,7 @@ from core.errors import CoreError, ModelError
 # The model process runs at this niceness at least: a dream filling both cores must leave the
 # app's own threads (index sync, the dream's Python side, and through the GIL the window) first
 # call on the CPU. On an idle machine the model still gets every cycle it can use.
-APP_MODEL_NICE = 5
+APP_MODEL_NICE = 10
 
 
 def default_factory(ws):

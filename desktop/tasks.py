@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, Signal, Slot
 
-from core.cancel import CancelToken, Cancelled
+from core.cancel import CancelToken, Cancelled, JobContext
 
 Callback = Callable[..., Any] | None
 _RUNNERS: "weakref.WeakSet[TaskRunner]" = weakref.WeakSet()
@@ -46,23 +46,8 @@ def busy_runners() -> list["TaskRunner"]:
     return [r for r in list(_RUNNERS) if r.active()]
 
 
-class TaskContext:
-    """What a task function sees: its cancel token and a progress channel."""
-
-    def __init__(self, token: CancelToken, emit: Callable[[object], None]):
-        self.token = token
-        self._emit = emit
-
-    @property
-    def cancelled(self) -> bool:
-        return self.token.cancelled
-
-    def check(self) -> None:
-        self.token.raise_if_cancelled()
-
-    def progress(self, value: object = None) -> None:
-        self.token.raise_if_cancelled()
-        self._emit(value)
+class TaskContext(JobContext):
+    """What a task function sees: its cancel token and a progress channel (core.cancel.JobContext)."""
 
 
 class _Signals(QObject):

@@ -16,7 +16,7 @@ from typing import Callable
 
 from core.dream import gates
 from core.dream.state import load_state, record_maintenance
-from core.errors import CoreError
+from core.errors import CoreError, ModelCancelled
 from core.store.atomic import fsync_dir
 from core.store.daily import list_daily_logs
 from core.store.paths import daily_date
@@ -77,9 +77,12 @@ def plan_for(ws, now: dt.datetime, *, idle: bool, force: bool = False,
 
 def maintain(ws, *, now: dt.datetime | None = None, llm_factory: Callable[[], object] | None = None,
              idle: bool | None = None, monitor=None, force: bool = False, asked_dream: bool = False,
-             cancel=None, progress=None, apply: bool | None = None) -> MaintenanceReport:
+             cancel=None, progress=None, apply: bool | None = None, dreamer: Callable[..., object] | None = None,
+             reindex: Callable[[], object] | None = None) -> MaintenanceReport:
     """One maintenance tick. `idle` (or `monitor`, an IdleMonitor) says whether a scheduled
-    dream may start; `llm_factory` opens the model only when a dream really runs."""
+    dream may start; `llm_factory` opens the model only when a dream really runs. `dreamer`
+    (run_dream's signature) and `reindex` replace how the dream and the reindex run (the
+    desktop app runs both in child processes)."""
     moment = now or dt.datetime.now(dt.timezone.utc)
     if idle is None:
         idle = monitor.is_idle() if monitor is not None else True
@@ -100,22 +103,24 @@ def maintain(ws, *, now: dt.datetime | None = None, llm_factory: Callable[[], ob
 
         llm = llm_factory() if llm_factory is not None else None
         stop = monitor.stop_check() if monitor is not None and not asked_dream else None
-        report.dream = run_dream(ws, llm, now=moment, cancel=cancel, should_stop=stop, progress=progress,
+        report.dream = (dreamer or run_dream)(ws, llm, now=moment, cancel=cancel, should_stop=stop, progress=progress,
                                  apply=apply)
         if monitor is not None:
             monitor.ignore_own_write("MEMORY.md")
     if plan.reindex:
-        report.reindexed = _reindex(ws, report)
+        report.reindexed = _reindex(reindex or ws.sync_index, report)
     record_maintenance(ws.paths, now=moment)
     return report
 
 
-def _reindex(ws, report: MaintenanceReport) -> bool:
+def _reindex(sync: Callable[[], object], report: MaintenanceReport) -> bool:
     try:
-        ws.sync_index()
+        sync()
     except ImportError as exc:     # the search index is optional for dreaming
         report.notes.append(f"search index not available ({exc}); not reindexed")
         return False
+    except ModelCancelled:         # the tick was cancelled (the app is quitting): not a failure
+        raise
     except CoreError as exc:
         report.notes.append(f"reindex failed: {exc}")
         return False

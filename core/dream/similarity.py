@@ -205,16 +205,20 @@ class Similarity:
         return sorted(scored, key=lambda item: -item[1])[:k]
 
 
-def load_similarity(paths, settings) -> Similarity:
+def load_similarity(paths, settings, embedder=None) -> Similarity:
     """Embedding similarity with the index's embedder (all-MiniLM-L6-v2) and the dream's vector
-    cache; word similarity when the embedder cannot load (exact-text duplicates still merge)."""
+    cache; word similarity when the embedder cannot load (exact-text duplicates still merge).
+    `embedder`: another one with the same protocol (a dream in a child process relays to the
+    app's), or False for word similarity only."""
     threshold = settings.memory.near_duplicate_cosine
-    try:
-        from core.index.embedder import default_embedder
-
-        embedder = default_embedder(settings.search.embedding_model)
-        model_id = embedder.model_id
-    except Exception:   # not installed, model files missing, torch broken: words instead
+    if embedder is False:
         return Similarity(None, threshold)
-    cache = VectorCache(paths.private_dir / "dream-vectors.npz", model_id).load()
+    if embedder is None:
+        try:
+            from core.index.embedder import default_embedder
+
+            embedder = default_embedder(settings.search.embedding_model)
+        except Exception:   # not installed, model files missing, torch broken: words instead
+            return Similarity(None, threshold)
+    cache = VectorCache(paths.private_dir / "dream-vectors.npz", embedder.model_id).load()
     return Similarity(embedder.embed_batch, threshold, cache)

@@ -97,7 +97,7 @@ class ProcessEmbedder:
     the fresh one fails too the request raises EmbedderError.
     """
 
-    def __init__(self, model: str = "", *, nice: int = 5):
+    def __init__(self, model: str = "", *, nice: int = 10):
         self.model = model
         # Background embedding yields the CPU to the process it serves (a GUI's main thread,
         # an agent's turn): on a 2-core machine the two compete for the same cores.

@@ -132,11 +132,31 @@ class SearchIndex:
                 self.db.set_meta(conn, "rows_version", rows)
 
     # ----- keeping up with the files ---------------------------------------------------------------
-    def sync(self, progress: Progress | None = None) -> SyncReport:
-        report = self.syncer.sync(progress)
+    def sync(self, progress: Progress | None = None, *, in_child: bool = False, cancel=None,
+             nice: int = 10) -> SyncReport:
+        """Bring the index up to date with the files. `in_child`: do the work in a child process
+        at `nice` (the desktop app: its window must not wait behind this on the GIL), cancellable
+        with `cancel` between files."""
+        report = self._sync_in_child(progress, cancel, nice) if in_child else self.syncer.sync(progress)
         if not self.worker.background:
             self.worker.run_until_idle()
         return report
+
+    def _sync_in_child(self, progress: Progress | None, cancel, nice: int) -> SyncReport:
+        from core.jobproc import run_in_child
+
+        relay = (lambda value: progress(*value)) if progress is not None else None
+        args = {"root": str(self.root), "db": str(self.db.path), "options": self.options}
+        outcome = run_in_child("core.index.sync:sync_job", args, progress=relay, cancel=cancel, nice=nice,
+                               label="index")
+        if outcome["deleted"]:
+            with self.db.write_lock:     # the lock the embedding worker adds vectors under
+                self.worker.delete(outcome["deleted"])
+        if outcome["pending"]:
+            self.worker.wake()
+        if outcome["error"] is not None:
+            raise outcome["error"]
+        return outcome["report"]
 
     def reindex_file(self, rel_path: str) -> SyncReport:
         report = self.syncer.reindex_file(rel_path)

@@ -233,3 +233,28 @@ def indexed_files_one(root: Path, rel: str) -> dict[str, Path]:
     except (OSError, ValueError):
         return {}
     return {rel: path} if path.is_file() else {}
+
+
+def sync_job(args: dict, job) -> dict:
+    """`Syncer.sync` in a child process (core/jobproc.py; the desktop app's index build).
+
+    The child writes the rows through its own connection (WAL: the app's searches read
+    on meanwhile, its writes wait on SQLite's busy timeout). The vector index lives in
+    the app, so the ids of deleted rows go back to it, also when the sync stops half-way
+    (cancelled, a disk error): rows already deleted must leave the vector index too.
+    """
+    from core.jobproc import portable_exception
+
+    db = Database(Path(args["db"]))
+    deleted: list[int] = []
+    pending = [False]
+    syncer = Syncer(Path(args["root"]), db, args["options"], on_deleted=deleted.extend,
+                    on_pending=lambda: pending.__setitem__(0, True))
+    report, error = None, None
+    try:
+        report = syncer.sync(lambda done, total, rel: job.progress((done, total, rel)))
+    except Exception as exc:   # noqa: BLE001 - reported to the parent after its deletions are known
+        error = portable_exception(exc)
+    finally:
+        db.close()
+    return {"report": report, "deleted": deleted, "pending": pending[0], "error": error}

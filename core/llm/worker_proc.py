@@ -7,40 +7,22 @@ noticed even while it is silent (a long prompt, a segfault).
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
 import subprocess
-import sys
-import tempfile
 import time
 import weakref
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Callable
 
 from core.cancel import CancelToken, Cancelled
-from core.childproc import kill_and_reap
+from core.childproc import describe_exit, kill_and_reap, log_tail, start_child
 from core.errors import ContextOverflowError, ModelError, ModelWorkerCrashed
 from core.llm.engine import LLAMA_ENV
 
 POLL_S = 0.05
-_ROOT = Path(__file__).resolve().parents[2]     # the folder holding core/, for the child's import path
 
 
 class _IdleExit(Exception):
     """The worker had just exited for idleness when the request arrived: start a new one and resend."""
-
-
-def _describe_exit(code: int | None) -> str:
-    if code is None:
-        return "it stopped answering"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
 
 
 class WorkerProcess:
@@ -61,22 +43,11 @@ class WorkerProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self) -> None:
-        parent, child = socket.socketpair()
-        self._log = tempfile.TemporaryFile(prefix="reverie-llm-worker-")
-        env = dict(os.environ)
-        for key, value in LLAMA_ENV.items():
-            env.setdefault(key, value)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), env.get("PYTHONPATH", "")) if p)
-        cmd = [sys.executable, "-m", "core.llm.worker", str(child.fileno()), json.dumps(self.config)]
         try:
-            self.proc = subprocess.Popen(cmd, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
-                                         stdout=self._log, stderr=self._log, env=env, close_fds=True)
+            self.proc, self.conn, self._log = start_child("core.llm.worker", [json.dumps(self.config)],
+                                                          label="llm-worker", env_defaults=LLAMA_ENV)
         except OSError as exc:
-            parent.close()
             raise ModelError(f"cannot start the model worker: {exc}") from exc
-        finally:
-            child.close()
-        self.conn = Connection(parent.detach())
         # Never leave a worker behind when the client is dropped or the program exits.
         self._finalizer = weakref.finalize(self, kill_and_reap, self.proc)
 
@@ -101,22 +72,14 @@ class WorkerProcess:
             self._log = None
 
     def log_tail(self, chars: int = 400) -> str:
-        if self._log is None:
-            return ""
-        try:
-            self._log.seek(0)
-            text = self._log.read().decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-        lines = [line for line in text.strip().splitlines() if line.strip()]
-        return " | ".join(lines[-3:])[-chars:]
+        return log_tail(self._log, chars)
 
     def _crashed(self) -> ModelWorkerCrashed:
         code = self.proc.poll() if self.proc is not None else None
         tail = self.log_tail()
         self.stop(graceful=False)
         detail = f"; its last words: {tail}" if tail else ""
-        return ModelWorkerCrashed(f"the model worker for {self.label} died ({_describe_exit(code)}){detail}. "
+        return ModelWorkerCrashed(f"the model worker for {self.label} died ({describe_exit(code)}){detail}. "
                                   "The next request starts a fresh one.")
 
     # -- requests ----------------------------------------------------------

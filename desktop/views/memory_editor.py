@@ -20,6 +20,8 @@ from core.store.memory_md import Bullet, parse_bullet, parse_document, set_flag,
 from desktop.views.document_editor import DocumentEditor
 from desktop.views.highlighters import MarkdownHighlighter
 
+PROVENANCE_DELAY_MS = 200
+
 
 def resolve_sources(ws, text: str) -> dict[str, str]:
     """ref -> the text it points at, for every source of every bullet (runs on a task)."""
@@ -114,7 +116,12 @@ class MemoryEditor(DocumentEditor):
     def __init__(self, controller, rel_path: str = "MEMORY.md", parent=None):
         self.sources: dict[str, str] = {}
         self._resolved_for = None
-        super().__init__(controller, rel_path, parent)
+        self._resolve = lambda: None
+        super().__init__(controller, rel_path, parent)      # its load() answers later, on the main thread
+        self._provenance_timer = QTimer(self)
+        self._provenance_timer.setSingleShot(True)
+        self._provenance_timer.setInterval(PROVENANCE_DELAY_MS)
+        self._provenance_timer.timeout.connect(lambda: self._resolve())
         self.highlighter = MarkdownHighlighter(self.editor.document())
         self.editor.sourceClicked.connect(self.openRequested)
         self.editor.cursorPositionChanged.connect(self._show_cursor_provenance)
@@ -179,8 +186,10 @@ class MemoryEditor(DocumentEditor):
             self.sources = found
             self._show_cursor_provenance()
             self.sourcesResolved.emit()
-        self.controller.submit(lambda ctx: resolve_sources(ws, text), name="provenance", on_finished=done,
-                               on_failed=lambda exc: None)
+        self._resolve = lambda: self.controller.submit(lambda ctx: resolve_sources(ws, text), name="provenance",
+                                                       on_finished=done, on_failed=lambda exc: None)
+        # A moment after the text shows, not with it: its first paint needs the GIL this job would hold.
+        self._provenance_timer.start()
         self.update_preview()
 
     def provenance_html(self, bullet: Bullet) -> str:

@@ -111,3 +111,21 @@ def test_fit_counts_weights_and_kv_cache(tmp_path, smol_path):
     assert estimate(1 << 30, 1000, 1000, usable_bytes=2 << 30).need_bytes > (1 << 30) + 1_000_000
     huge = huge_gguf(tmp_path / "huge.gguf", 8 * GIB)
     assert not fit_for_file(huge, 4096, usable_bytes=4 * GIB).fits
+
+
+def test_a_header_is_read_once_per_file_version_and_a_cut_vocabulary_is_caught(tmp_path, smol_path):
+    copy = tmp_path / "smol.gguf"
+    shutil.copyfile(smol_path, copy)
+    first = read_gguf_info(copy)
+    assert read_gguf_info(copy) is first                       # the same file: the cached header
+    assert first.metadata["tokenizer.ggml.tokens"] > 40_000    # the vocabulary was stepped over, not kept
+    data = copy.read_bytes()
+    # Cut inside the vocabulary (its strings start early in the header): the walk notices.
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(data[:100_000])
+    with pytest.raises(models.ModelFileError, match="truncated"):
+        read_gguf_info(cut)
+    # The same path rewritten (a new download): read again, and found broken.
+    copy.write_bytes(data[:100_000])
+    with pytest.raises(models.ModelFileError, match="truncated"):
+        read_gguf_info(copy)
