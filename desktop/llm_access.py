@@ -16,8 +16,10 @@ from core.errors import CoreError, ModelError
 
 
 # The model process runs at this niceness at least: a dream filling both cores must leave the
-# app's own threads (index sync, the dream's Python side, and through the GIL the window) first
-# call on the CPU. On an idle machine the model still gets every cycle it can use.
+# app's own threads (and through the GIL the window) first call on the CPU. 10, like the index
+# and dream processes: at 5 a GIL holder of the app lost its core to them often enough to stall
+# the window (GUI benchmark: 104-135 ms stalls at 5, none over 50 ms after the open at 10). On an
+# idle machine the model still gets every cycle it can use.
 APP_MODEL_NICE = 10
 
 

@@ -39,9 +39,6 @@ class MainWindow(QMainWindow):
         self.views: dict[str, QWidget] = {}
         self.setWindowTitle("Reverie")
         self.resize(1280, 820)
-        from desktop.views.highlighters import warm_up_fonts
-
-        warm_up_fonts()        # before the first window, not in the middle of the first open
         self.sidebar = Sidebar()
         self.sidebar.activated.connect(self.open_view)
         self.tabs = QTabWidget()

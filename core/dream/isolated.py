@@ -19,7 +19,7 @@ import numpy as np
 from core.cancel import CancelToken
 from core.jobproc import ChildJob, run_in_child
 
-DREAM_NICE = 10   # yields the cores to the window and to the agent the dream waits for
+DREAM_NICE = 10   # yields the cores to the window and the agent (desktop/llm_access.py says why 10)
 
 
 class RelayLLM:

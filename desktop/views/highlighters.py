@@ -101,34 +101,3 @@ class MarkdownHighlighter(QSyntaxHighlighter):
 class DailyLogHighlighter(MarkdownHighlighter):
     mark_flush_blocks = True
 
-
-_ASCII = "".join(chr(c) for c in range(33, 127))
-# Every printable ASCII glyph in each format the highlighter uses (glyphs are rasterised once per
-# font and size), and a few common others.
-WARM_UP_TEXT = "\n".join([
-    "# " + _ASCII, "## " + _ASCII, "- " + _ASCII, "<!-- " + _ASCII + " -->", "- pin " + _ASCII,
-    "`" + _ASCII.replace("`", "") + "`", "**" + _ASCII.replace("*", "") + "**", "- [09:15] " + _ASCII,
-    "Äöü ß é ‹› «» — … 陈伟",
-])
-
-
-def warm_up_fonts() -> None:
-    """Lay out and paint every font the app draws text in, once, before the first window.
-
-    The first text shown in the fixed font with the highlighter's bold, italic and small
-    variants built those font engines and rasterised their glyphs in the middle of opening
-    a workspace (setPlainText and the first paint of a 35-line MEMORY.md: 20-25 ms).
-    Buttons and labels draw in the application font: warmed the same way.
-    """
-    from PySide6.QtGui import QFont, QFontDatabase, QImage, QPainter, QTextDocument
-
-    image = QImage(1600, 400, QImage.Format.Format_ARGB32_Premultiplied)
-    for font in (QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont), QFont()):
-        document = QTextDocument()
-        document.setDefaultFont(font)
-        highlighter = MarkdownHighlighter(document)
-        document.setPlainText(WARM_UP_TEXT)
-        painter = QPainter(image)
-        document.drawContents(painter)
-        painter.end()
-        highlighter.setDocument(None)
