@@ -50,6 +50,17 @@ def start_child(module: str, args: list[str], *, label: str,
     return proc, Connection(ours.detach()), log
 
 
+def parent_connection(fd: int, nice: int = 0) -> Connection:
+    """In the child: lower its priority by `nice`, and the connection to the parent on `fd`.
+
+    A child that fills every core (the model, the embedder, a dream) must not starve the process
+    that asked for it (the app's window, an agent's own loop): it gets what they leave.
+    """
+    if nice > 0 and hasattr(os, "nice"):
+        os.nice(min(int(nice), 19))
+    return Connection(fd)
+
+
 def log_tail(log: IO[bytes] | None, chars: int = 400) -> str:
     """The last few non-empty lines a child wrote, on one line."""
     if log is None:

@@ -234,11 +234,9 @@ def _load(target: str) -> Callable[[Any, ChildJob], Any]:
 
 
 def serve(fd: int, nice: int = 0) -> int:
-    from multiprocessing.connection import Connection
+    from core.childproc import parent_connection
 
-    if nice > 0:
-        os.nice(nice)
-    conn = Connection(fd)
+    conn = parent_connection(fd, nice)
     try:
         kind, target, args = conn.recv()
     except (EOFError, OSError, ValueError):

@@ -102,7 +102,7 @@ def synthetic_vectors(db: Path, rng: random.Random) -> int:
     """Give every line a cached vector near a real embedding (see the module docstring)."""
     import numpy as np
 
-    from core.index.embedder import default_embedder
+    from core.index.embedding import default_embedder
 
     embedder = default_embedder()
     sample = [line_text(rng, 600 + i) for i in range(2000)]

@@ -32,7 +32,7 @@ def run(args) -> int:
     import numpy as np
 
     from core.bench.search_bench import line_text
-    from core.index.embedder import default_embedder
+    from core.index.embedding import default_embedder
     from core.index.vectors import EF_CONSTRUCTION, EF_SEARCH, M, VectorIndex
 
     embedder = default_embedder()

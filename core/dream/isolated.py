@@ -71,7 +71,7 @@ def run_dream_in_child(ws, llm=None, *, progress: Callable[[Any], None] | None =
         llm_info = (llm.model_id, int(llm.context_length))
     embed_model_id = ""
     try:
-        from core.index.embedder import default_embedder
+        from core.index.embedding import default_embedder
 
         embedder = default_embedder(ws.settings.search.embedding_model)
         embed_model_id = embedder.model_id

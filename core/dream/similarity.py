@@ -215,7 +215,7 @@ def load_similarity(paths, settings, embedder=None) -> Similarity:
         return Similarity(None, threshold)
     if embedder is None:
         try:
-            from core.index.embedder import default_embedder
+            from core.index.embedding import default_embedder
 
             embedder = default_embedder(settings.search.embedding_model)
         except Exception:   # not installed, model files missing, torch broken: words instead

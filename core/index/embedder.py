@@ -9,9 +9,8 @@ keys its embedding cache by it, so changing the model invalidates the cache.
 
 torch and sentence-transformers are imported on first use, never at import
 time (the CLI and keyword search must stay fast without them). The same models
-can run in a child process instead (core/index/embed_proc.py, chosen by
-`default_embedder(process=True)` or `prefer_process()`), which the desktop app
-uses so that torch never holds its GUI thread's GIL.
+can run in a child process instead (core/index/embed_proc.py); core/index/embedding.py
+hands out one shared embedder of either kind per model.
 """
 from __future__ import annotations
 
@@ -193,48 +192,7 @@ class UniversalSentenceEncoder(_LazyModel):
         return model.encode(texts)
 
 
-_shared: dict[tuple[str, bool], object] = {}
-_shared_lock = threading.Lock()
-_prefer_process = False
-
-
-def prefer_process(on: bool = True) -> None:
-    """Make `default_embedder` hand out process embedders (core/index/embed_proc.py) by default.
-
-    The desktop app turns this on at start-up: an in-process model holds the GIL
-    through torch's import, its load and every encode, and the GUI thread stalls
-    behind it. The CLI and the MCP server keep the in-process model (no second process to start).
-    """
-    global _prefer_process
-    _prefer_process = bool(on)
-
-
-def default_embedder(model: str = "", process: bool | None = None):
-    """One shared embedder per model (and kind) in the process, so the weights are loaded once.
-
-    `process=True` serves the model from a child process, `False` loads it here,
-    None follows `prefer_process()`. Both report the same model_id, so the
-    embedding cache is valid for either.
-    """
+def in_process_embedder(model: str = ""):
+    """A new embedder for a setting value that runs the model in this process."""
     name, _folder = resolve_model(model)
-    process = _prefer_process if process is None else bool(process)
-    with _shared_lock:
-        key = (name, process)
-        if key not in _shared:
-            if process:
-                from core.index.embed_proc import ProcessEmbedder
-
-                _shared[key] = ProcessEmbedder(model)
-            elif name == MULTILINGUAL_MODEL:
-                _shared[key] = UniversalSentenceEncoder(name)
-            else:
-                _shared[key] = SentenceTransformerEmbedder(model)
-        return _shared[key]
-
-
-def close_process_embedders() -> None:
-    """Stop every child embedding process this process started (the app calls it on quit)."""
-    with _shared_lock:
-        children = [e for (_name, process), e in _shared.items() if process]
-    for embedder in children:
-        embedder.close()
+    return UniversalSentenceEncoder(name) if name == MULTILINGUAL_MODEL else SentenceTransformerEmbedder(model)

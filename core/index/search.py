@@ -100,7 +100,8 @@ class SearchIndex:
         if embedder is False:      # keyword search only (benchmarks of FTS, tools that never embed)
             embedder = None
         elif embedder is None:
-            from core.index.embedder import EmbedderError, default_embedder
+            from core.index.embedder import EmbedderError
+            from core.index.embedding import default_embedder
             try:
                 embedder = default_embedder(self.settings.embedding_model)
             except EmbedderError as exc:

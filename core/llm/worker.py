@@ -120,15 +120,10 @@ class Worker:
 
 
 def main(argv: list[str]) -> int:
-    from multiprocessing.connection import Connection
+    from core.childproc import parent_connection
 
     fd, config = int(argv[0]), json.loads(argv[1])
-    nice = int(config.pop("nice", 0) or 0)
-    if nice > 0 and hasattr(os, "nice"):
-        # A model that fills every core must not starve the process that asked for it (the app's
-        # window, an agent's own loop): it gets what they leave, which on an idle machine is all.
-        os.nice(min(nice, 19))
-    conn = Connection(fd)
+    conn = parent_connection(fd, int(config.pop("nice", 0) or 0))
     try:
         Worker(conn, config).serve()
     finally:

@@ -69,15 +69,6 @@ def no_modal_dialogs(monkeypatch):
         monkeypatch.setattr(QMessageBox, name, unexpected)
 
 
-def discard_edits(views) -> None:
-    """Teardown helper: drop unsaved edits so closing asks nothing."""
-    for view in views:
-        for target in (view, getattr(view, "json_editor", None)):
-            editor = getattr(target, "editor", None)
-            if editor is not None and hasattr(editor, "document"):
-                editor.document().setModified(False)
-
-
 @pytest.fixture
 def make_controller(qapp):
     """Controllers for a workspace; each is shut down (and must stop cleanly) at the end of the test."""
@@ -95,15 +86,3 @@ def make_controller(qapp):
     yield make
     for controller in made:
         assert controller.shutdown(timeout_s=20), "a background job did not stop within 20 s"
-
-
-def wait_idle(qtbot, controller, timeout: int = 10_000) -> None:
-    """Until every task of the controller has run and its result was delivered."""
-    qtbot.waitUntil(lambda: not controller.runner.pending(), timeout=timeout)
-
-
-def demo_log_with(ws, text: str) -> str:
-    """The demo's daily log holding `text` (the demo is dated relative to today, so file names move)."""
-    hits = sorted(p for p in ws.paths.memory_dir.glob("*.md") if text in p.read_text(encoding="utf-8"))
-    assert hits, f"no demo daily log contains {text!r}"
-    return ws.paths.relative(hits[0])

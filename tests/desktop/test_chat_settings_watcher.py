@@ -12,9 +12,9 @@ from desktop.settings_dialog import SettingsDialog
 from desktop.views.chat_panel import ChatPanel
 from desktop.watcher import WorkspaceWatcher, relevant
 
-from fakes import ScriptedLLM
-from conftest import discard_edits
-from models_for_tests import BlockingLLM
+from tests.support.fakes import ScriptedLLM
+from tests.support.qt_views import discard_edits
+from tests.support.blocking_llm import BlockingLLM
 
 
 def chat(qtbot, controller) -> ChatPanel:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_layering import imported_modules
+from tests.support.imports import imported_modules
 
 DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
 
@@ -20,7 +20,7 @@ def test_the_app_serves_embeddings_from_a_child_process(qapp):
     import gc
     import sys
 
-    from core.index import embedder
+    from core.index import embedding as embedder
     from core.index.embed_proc import ProcessEmbedder
     from desktop.app import make_app
 

@@ -10,8 +10,8 @@ from core.dream.proposals import list_proposals
 from desktop.main_window import MainWindow
 from desktop.views.dream_view import DreamView
 
-from conftest import discard_edits
-from models_for_tests import BlockingLLM, no_model
+from tests.support.qt_views import discard_edits
+from tests.support.blocking_llm import BlockingLLM, no_model
 
 
 def dream_view(qtbot, controller) -> DreamView:

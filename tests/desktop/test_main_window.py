@@ -10,7 +10,7 @@ from core.store.atomic import append_durable
 from desktop.main_window import MainWindow
 from desktop.sidebar import ROLE
 
-from conftest import demo_log_with, discard_edits
+from tests.support.qt_views import demo_log_with, discard_edits
 
 QUIET = {"schedule": False, "watch": False, "index": False}
 

@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 from core.demo import write_demo
+from tests.support.processes import python_env
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 # Imports that hold the GIL for long (Qt enums of a view module, watchdog, jsonschema, the model
 # client's chain): after the preload none of them may happen while the window is in use.
 WATCHED = ("core.", "desktop.", "models.", "watchdog", "jsonschema", "gguf", "hnswlib")
@@ -25,9 +22,8 @@ def test_every_preloaded_module_imports():
 
 def test_opening_a_workspace_after_the_preload_imports_nothing_heavy(tmp_path):
     write_demo(tmp_path / "demo")
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
-               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    run = subprocess.run([sys.executable, str(HERE / "preload_probe.py"), str(tmp_path / "demo"),
+    env = python_env(QT_QPA_PLATFORM="offscreen")
+    run = subprocess.run([sys.executable, "-m", "tests.support.preload_probe", str(tmp_path / "demo"),
                           str(tmp_path / "qsettings.ini")], capture_output=True, text=True, env=env, timeout=180)
     assert run.returncode == 0, run.stderr[-2000:]
     report = json.loads(run.stdout.strip().splitlines()[-1])

@@ -11,7 +11,7 @@ from desktop.views.handoff_reader import HandoffReader
 from desktop.views.session_reader import SessionReader
 from desktop.views.text_reader import TextReader
 
-from conftest import demo_log_with
+from tests.support.qt_views import demo_log_with
 
 
 def shown(qtbot, view):

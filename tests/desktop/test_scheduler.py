@@ -9,7 +9,7 @@ from core.dream.state import load_state
 from desktop.status_bar import describe_idle, describe_next_dream
 from desktop.tasks import running_threads
 
-from models_for_tests import no_model
+from tests.support.blocking_llm import no_model
 
 
 class FakeClock:

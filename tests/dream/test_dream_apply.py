@@ -5,8 +5,8 @@ import datetime as dt
 import json
 
 import pytest
-from dreamkit import GOLDEN, facts_in, golden_workspace, handles_in, router, write_log
-from fakes import ScriptedLLM
+from tests.support.dreamkit import GOLDEN, facts_in, golden_workspace, handles_in, router, write_log
+from tests.support.fakes import ScriptedLLM
 
 from core.dream.apply import apply_proposal, preview_apply, reject_proposal
 from core.dream.consolidator import run_dream

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from dreamkit import golden_workspace, write_log
+from tests.support.dreamkit import golden_workspace, write_log
 
 from core.cli import main
 from core.dream.provenance import format_provenance, why

@@ -5,8 +5,8 @@ import datetime as dt
 import json
 
 import pytest
-from dreamkit import GOLDEN, all_add, facts_in, golden_workspace, handles_in, router, write_log
-from fakes import ScriptedLLM
+from tests.support.dreamkit import GOLDEN, all_add, facts_in, golden_workspace, handles_in, router, write_log
+from tests.support.fakes import ScriptedLLM
 
 from core.cancel import CancelToken
 from core.dream.consolidator import STAGES, iter_dream, run_dream

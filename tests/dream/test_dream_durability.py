@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from dreamkit import all_add, golden_workspace, router, write_log
-from fakes import ScriptedLLM
+from tests.support.dreamkit import all_add, golden_workspace, router, write_log
+from tests.support.fakes import ScriptedLLM
 
 from core.dream.apply import apply_proposal
 from core.dream.consolidator import run_dream
@@ -21,8 +21,8 @@ from core.dream.proposals import load_proposal, save_proposal
 from core.dream.state import record_dream_finished
 from core.store.atomic import atomic_write
 from core.workspace import Workspace
+from tests.support.processes import python_env
 
-ROOT = Path(__file__).resolve().parents[2]
 NOW = dt.datetime(2026, 11, 10, 3, 0, tzinfo=dt.timezone.utc)
 
 
@@ -105,7 +105,6 @@ def test_sigkill_during_apply_leaves_old_or_new_memory_and_a_snapshot(workspace)
 
 AGENT = textwrap.dedent("""
     import sys, time, datetime
-    sys.path.insert(0, {root!r})
     from core.workspace import Workspace
     from core.store.atomic import append_durable
     ws = Workspace.open({ws!r})
@@ -125,8 +124,8 @@ def test_agent_appends_during_dreams_and_applies_are_never_lost(workspace, tmp_p
     workspace.settings = workspace.settings.replace("memory", memory_md_tokens=20_000)
     count = 300
     script = tmp_path / "agent.py"
-    script.write_text(AGENT.format(root=str(ROOT), ws=str(workspace.root), count=count))
-    agent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE)
+    script.write_text(AGENT.format(ws=str(workspace.root), count=count))
+    agent = subprocess.Popen([sys.executable, str(script)], env=python_env(), stdout=subprocess.PIPE)
     assert agent.stdout.readline().strip() == b"ready"
     dreams = applied = 0
     moment = NOW

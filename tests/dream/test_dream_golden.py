@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from dreamkit import GOLDEN, golden_workspace
-from fakes import ScriptedLLM
+from tests.support.dreamkit import GOLDEN, golden_workspace
+from tests.support.fakes import ScriptedLLM
 
 from core.dream.apply import apply_proposal
 from core.dream.consolidator import run_dream

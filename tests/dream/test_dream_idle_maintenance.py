@@ -6,8 +6,8 @@ import json
 import os
 import time
 
-from dreamkit import all_add, golden_workspace, router, write_log
-from fakes import ScriptedLLM
+from tests.support.dreamkit import all_add, golden_workspace, router, write_log
+from tests.support.fakes import ScriptedLLM
 
 from core.dream.consolidator import run_dream
 from core.dream.idle import IdleMonitor, record_agent_turn

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 
-from dreamkit import all_add, golden_workspace, router, write_log
-from fakes import ScriptedLLM
+from tests.support.dreamkit import all_add, golden_workspace, router, write_log
+from tests.support.fakes import ScriptedLLM
 
 from core.dream.consolidator import PROPOSED, STOPPED, run_dream
 from core.dream.isolated import run_dream_in_child

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 
-from dreamkit import write_log
+from tests.support.dreamkit import write_log
 
 from core.dream.material import facts_from_lines, gather
 from core.dream.sources import SourceResolver

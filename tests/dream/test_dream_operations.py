@@ -1,7 +1,7 @@
 """Bullet-level changes: applied by line surgery, idempotent, conflicts detected."""
 from __future__ import annotations
 
-from dreamkit import GOLDEN
+from tests.support.dreamkit import GOLDEN
 
 from core.dream.operations import Change, apply_changes, pins_kept
 from core.dream.working import ReadOnlyBullet, WorkingMemory

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from dreamkit import GOLDEN, golden_workspace, write_log
+from tests.support.dreamkit import GOLDEN, golden_workspace, write_log
 
 from core.config import Settings
 from core.dream.apply import apply_proposal

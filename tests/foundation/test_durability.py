@@ -13,12 +13,11 @@ from pathlib import Path
 import pytest
 
 from core.workspace import Workspace
+from tests.support.processes import python_env
 
-ROOT = Path(__file__).resolve().parents[2]
 
 REWRITER = textwrap.dedent("""
     import sys
-    sys.path.insert(0, {root!r})
     from core.workspace import Workspace
     from core.errors import ConflictError
     ws = Workspace.open({ws!r})
@@ -49,11 +48,11 @@ def is_complete_version(text: str) -> bool:
 def test_memory_md_is_never_torn_by_sigkill(tmp_path):
     ws = Workspace.create(tmp_path / "ws")
     script = tmp_path / "rewriter.py"
-    script.write_text(REWRITER.format(root=str(ROOT), ws=str(ws.root)))
+    script.write_text(REWRITER.format(ws=str(ws.root)))
     rng = random.Random(1234)
     kills = 0
     while kills < 200:
-        proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE)
+        proc = subprocess.Popen([sys.executable, str(script)], env=python_env(), stdout=subprocess.PIPE)
         assert proc.stdout.readline().strip() == b"ready"
         time.sleep(rng.uniform(0.0, 0.05))
         os.kill(proc.pid, signal.SIGKILL)
@@ -69,7 +68,6 @@ def test_memory_md_is_never_torn_by_sigkill(tmp_path):
 
 APPENDER = textwrap.dedent("""
     import sys, datetime
-    sys.path.insert(0, {root!r})
     from core.workspace import Workspace
     ws = Workspace.open({ws!r})
     for i in range({count}):
@@ -84,11 +82,11 @@ def test_concurrent_appends_and_rewrites_lose_nothing(tmp_path):
     procs = []
     for tag in ("A", "B"):
         script = tmp_path / f"append_{tag}.py"
-        script.write_text(APPENDER.format(root=str(ROOT), ws=str(ws.root), count=count, tag=tag))
-        procs.append(subprocess.Popen([sys.executable, str(script)]))
+        script.write_text(APPENDER.format(ws=str(ws.root), count=count, tag=tag))
+        procs.append(subprocess.Popen([sys.executable, str(script)], env=python_env()))
     rewriter = tmp_path / "rewriter.py"
-    rewriter.write_text(REWRITER.format(root=str(ROOT), ws=str(ws.root)))
-    rewrite = subprocess.Popen([sys.executable, str(rewriter)], stdout=subprocess.PIPE)
+    rewriter.write_text(REWRITER.format(ws=str(ws.root)))
+    rewrite = subprocess.Popen([sys.executable, str(rewriter)], env=python_env(), stdout=subprocess.PIPE)
     for proc in procs:
         assert proc.wait(timeout=600) == 0
     rewrite.kill()

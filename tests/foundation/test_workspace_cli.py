@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.processes import python_env
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -23,10 +25,9 @@ def test_init_log_history_undo_read(tmp_path):
     assert "no history" in run("history", str(ws)).stdout
     (ws / "MEMORY.md").write_text("# hand edit\n")
     # Reverie writes only through CAS; simulate one recorded change via the facade
-    subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r});"
-                    "from core.workspace import Workspace;"
+    subprocess.run([sys.executable, "-c", "from core.workspace import Workspace;"
                     f"ws=Workspace.open({str(ws)!r}); s=ws.read_memory(); ws.write_memory('# v2\\n', s.hash, reason='cli test')"],
-                   check=True)
+                   check=True, env=python_env())
     assert "cli test" in run("history", str(ws)).stdout
     assert run("undo", str(ws)).returncode == 0
     assert (ws / "MEMORY.md").read_text() == "# hand edit\n"

@@ -11,7 +11,7 @@ from core.harness.messages import orphan_results
 from core.harness.tools import ToolBox
 from core.harness.anchor import AnchorStore
 from core.harness.checkpointing import Checkpointer
-from fakes import ScriptedLLM
+from tests.support.fakes import ScriptedLLM
 
 
 def act(tool, text):

@@ -8,7 +8,7 @@ from core.cli import main
 from core.harness.messages import from_jsonl, orphan_results, to_jsonl
 from core.harness.flush import MemoryFlushManager
 from core.harness import messages as m
-from fakes import ScriptedLLM
+from tests.support.fakes import ScriptedLLM
 
 
 def test_compact_a_message_file_without_a_model(workspace, tmp_path, capsys):

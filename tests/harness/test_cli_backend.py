@@ -79,7 +79,7 @@ def test_dream_takes_the_backend_flags(workspace):
 @pytest.fixture
 def server(tmp_path):
     import models
-    from llm_server import running_server
+    from tests.support.llm_server import running_server
 
     log_path = tmp_path / "server.log"
     with running_server(models.resolve_model_path("smollm2-135m-instruct-q4_1"), log_path, n_ctx=4096) as base:

@@ -11,7 +11,7 @@ from core.harness import messages as m
 from core.harness.compactor import ConversationCompactor, find_cutoff
 from core.harness.messages import orphan_results
 from core.tokens import count_tokens
-from fakes import ScriptedLLM
+from tests.support.fakes import ScriptedLLM
 
 GOOD = json.dumps({"intent": "check logs", "achieved": ["read the Orion logs"], "pending": ["Basalt logs"],
                    "decisions": ["check Orion service logs first"], "artifacts": [{"path": "logs/orion-0.log", "note": "read"},

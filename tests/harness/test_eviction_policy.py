@@ -15,7 +15,7 @@ from core.harness.overflow import OverflowRecovery, is_overflow
 from core.harness.policy import ContextPolicy
 from core.harness.truncation import truncate_arguments
 from core.tokens import count_tokens
-from fakes import ScriptedLLM
+from tests.support.fakes import ScriptedLLM
 
 BIG = "".join(f"line {i:06d} of a very long build log\n" for i in range(4000))  # ~140 kB
 

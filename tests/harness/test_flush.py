@@ -8,7 +8,7 @@ from core.harness import messages as m
 from core.harness.flush import MemoryFlushManager, parse_bullets, validate_bullets
 from core.store.daily import FLUSH_HEADING
 from core.tokens import count_tokens
-from fakes import ScriptedLLM
+from tests.support.fakes import ScriptedLLM
 
 DAY = dt.date(2026, 11, 30)
 

@@ -10,7 +10,7 @@ from core.dream.state import load_state
 from core.harness.messages import orphan_results, validate_message
 from core.importers import import_claude_code
 from core.importers.claude_code import parse_transcript
-from transcripts import SESSION, claude_code_records, subagent_records, write_jsonl
+from tests.support.transcripts import SESSION, claude_code_records, subagent_records, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.harness.flush import OUTCOMES
-from transcripts import SESSION, claude_code_records, write_jsonl
+from tests.support.transcripts import SESSION, claude_code_records, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "smollm2-135m-instruct-q4_1"

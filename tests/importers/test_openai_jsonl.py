@@ -9,7 +9,7 @@ from pathlib import Path
 from core.harness.messages import orphan_results, validate_message
 from core.importers import import_chat_log
 from core.importers.openai_jsonl import parse_chat_log
-from transcripts import chat_log_lines, claude_code_records, write_jsonl
+from tests.support.transcripts import chat_log_lines, claude_code_records, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,8 +57,8 @@ def test_the_cli_imports_a_generic_log(workspace, tmp_path):
 def test_flush_extracts_facts_from_an_imported_claude_code_session(workspace, tmp_path):
     from core.harness.flush import MemoryFlushManager
     from core.importers import import_claude_code
-    from fakes import ScriptedLLM
-    from transcripts import SESSION
+    from tests.support.fakes import ScriptedLLM
+    from tests.support.transcripts import SESSION
 
     source = write_jsonl(tmp_path / f"{SESSION}.jsonl", claude_code_records())
     [result] = import_claude_code(workspace, source)

@@ -9,16 +9,6 @@ from core.config import SearchSettings
 from core.index import SearchIndex
 
 
-def write(root: Path, rel: str, text: str | bytes) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def ws(tmp_path) -> Path:
     root = tmp_path / "ws"
@@ -38,25 +28,8 @@ def keyword_index(ws):
 
 @pytest.fixture(scope="session")
 def minilm():
-    from core.index.embedder import default_embedder
+    from core.index.embedding import default_embedder
 
     embedder = default_embedder()
     embedder.load()
     return embedder
-
-
-class CountingEmbedder:
-    """The real model, counting what it is asked to embed (to prove cache hits)."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.texts: list[str] = []
-
-    @property
-    def dim(self):
-        return self.inner.dim
-
-    def embed_batch(self, texts):
-        self.texts.extend(texts)
-        return self.inner.embed_batch(texts)

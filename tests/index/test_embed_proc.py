@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from core.index.embed_proc import ProcessEmbedder
-from core.index.embedder import EmbedderError, default_embedder
+from core.index.embedder import EmbedderError
+from core.index.embedding import default_embedder
 
 TEXTS = ["the backup job failed at 03:00 and was retried", "Maya prefers tea over coffee",
          "陈伟 更新了固件", "deploy staging after the Keycloak upgrade", ""]
@@ -140,7 +141,7 @@ def test_close_leaves_no_process():
 
 
 def test_default_embedder_picks_the_kind():
-    from core.index import embedder as module
+    from core.index import embedding as module
 
     assert isinstance(default_embedder(process=True), ProcessEmbedder)
     assert not isinstance(default_embedder(process=False), ProcessEmbedder)
@@ -184,3 +185,28 @@ def test_close_during_a_request_fails_it_at_once_and_leaves_no_process():
     # The embedder is usable again afterwards (the next workspace).
     assert embedder.embed_batch(["again"]).shape == (1, 384)
     embedder.close()
+
+
+@pytest.mark.slow
+def test_a_query_goes_ahead_of_bulk_embedding(proc_embedder, minilm):
+    """A search's query embedding does not wait for a dream's thousands of lines: it is served between chunks."""
+    import threading
+
+    proc_embedder.embed_batch(["start it"])
+    finished: list[str] = []
+    bulk_started = threading.Event()
+
+    def bulk() -> None:
+        bulk_started.set()
+        proc_embedder.embed_batch([f"line {i} of a long daily log about backups" for i in range(2000)])
+        finished.append("bulk")
+
+    thread = threading.Thread(target=bulk)
+    thread.start()
+    bulk_started.wait()
+    time.sleep(0.3)                       # the bulk request is inside the child now
+    query = proc_embedder.embed_batch(["what does Maya drink"])
+    finished.append("query")
+    thread.join()
+    assert finished == ["query", "bulk"]
+    assert np.abs(query - minilm.embed_batch(["what does Maya drink"])).max() < 1e-5

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import write  # tests/index/conftest.py
+from tests.support.files import write
 
 from core.index import fts
 

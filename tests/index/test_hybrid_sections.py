@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import write  # tests/index/conftest.py
+from tests.support.files import write
 
 from core.config import SearchSettings
 from core.index import SearchIndex

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from conftest import write  # tests/index/conftest.py
+from tests.support.files import write
 
 from core.config import SearchSettings
 from core.index import SearchIndex

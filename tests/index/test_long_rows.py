@@ -5,7 +5,7 @@ import json
 import random
 
 import pytest
-from conftest import write  # tests/index/conftest.py
+from tests.support.files import write
 
 from core.config import SearchSettings
 from core.index import SearchIndex

@@ -1,11 +1,12 @@
 """Chinese meaning search: the multilingual model finds paraphrases MiniLM (English-only) cannot."""
 from __future__ import annotations
 
-from conftest import write
+from tests.support.files import write
 
 from core.config import SearchSettings
 from core.index import SearchIndex
-from core.index.embedder import MULTILINGUAL_MODEL, default_embedder
+from core.index.embedder import MULTILINGUAL_MODEL
+from core.index.embedding import default_embedder
 
 LOG = "# 2026-11-30\n\n- 王芳喜欢喝绿茶，不喝咖啡。\n- 今天天气晴朗，气温二十度。\n- 测试环境的数据库端口是 5433。\n- 晚饭吃了饺子。\n"
 

@@ -5,7 +5,7 @@ import json
 import os
 import sqlite3
 
-from conftest import write
+from tests.support.files import write
 
 from core.config import SearchSettings
 from core.index import SearchIndex

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from conftest import write
+from tests.support.files import write
 
 from core.cancel import Cancelled
 from core.config import SearchSettings

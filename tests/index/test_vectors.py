@@ -6,7 +6,8 @@ import shutil
 import threading
 
 import pytest
-from conftest import CountingEmbedder, write
+from tests.support.embedders import CountingEmbedder
+from tests.support.files import write
 
 from core.config import SearchSettings
 from core.index import SearchIndex

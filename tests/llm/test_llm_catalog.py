@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 import models
-from conftest import GEMMA, SMOL, gguf_bytes, huge_gguf
+from tests.support.gguf import GEMMA, SMOL, gguf_bytes, huge_gguf
 from models.fit import GIB, estimate, fit_for_entry, fit_for_file
 from models.gguf_meta import read_gguf_info
 

@@ -9,7 +9,7 @@ import time
 import jsonschema
 import pytest
 
-from conftest import GEMMA, MODELS, SMOL, gguf_bytes, huge_gguf
+from tests.support.gguf import GEMMA, MODELS, SMOL, gguf_bytes, huge_gguf
 from core.cancel import CancelToken, Cancelled
 from core.config import ModelSettings
 from core.errors import ContextOverflowError, ModelError, ModelNotFoundError, ModelWorkerCrashed

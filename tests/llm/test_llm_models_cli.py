@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import shutil
 
-from conftest import GEMMA, SMOL
+from tests.support.gguf import GEMMA, SMOL
 from core.cli import main
 
 

@@ -8,7 +8,7 @@ from core.cancel import CancelToken, Cancelled
 from core.config import ModelSettings
 from core.errors import ContextOverflowError, ServerUnavailableError
 from core.llm import open_client
-from llm_server import free_port, running_server
+from tests.support.llm_server import free_port, running_server
 
 SCHEMA = {"type": "object", "properties": {"colour": {"enum": ["red", "green", "blue"]},
                                            "reason": {"type": "string", "maxLength": 60}},

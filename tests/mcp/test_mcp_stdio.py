@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_client_util import REVERIE, data_of, mcp_client, text_of
+from tests.support.mcp_client import REVERIE, data_of, mcp_client, text_of
 
 TOOLS = {"memory_search", "memory_get", "memory_append", "checkpoint_save", "checkpoint_load",
          "handoff_create", "handoff_read", "progress_update"}

@@ -11,7 +11,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGING = ROOT / "packaging"
-sys.path.insert(0, str(PACKAGING))
 
 
 def test_the_llama_cpp_hook_collects_every_native_library_where_ctypes_looks():
@@ -31,8 +30,8 @@ def test_the_llama_cpp_hook_collects_every_native_library_where_ctypes_looks():
 
 
 def test_only_the_qt_modules_the_app_imports_are_kept(tmp_path):
-    from spec_helpers import unused_qt_modules, used_qt_modules
-
+    helpers = runpy.run_path(str(PACKAGING / "spec_helpers.py"))
+    used_qt_modules, unused_qt_modules = helpers["used_qt_modules"], helpers["unused_qt_modules"]
     used = used_qt_modules(ROOT)
     assert {"QtCore", "QtGui", "QtWidgets"} <= used
     excluded = set(unused_qt_modules(ROOT))

@@ -1,6 +1,6 @@
 """`reverie mcp WORKSPACE` under a Python audit hook that records every file and folder it opens.
 
-    python audited_mcp.py AUDIT_LOG WORKSPACE
+    python -m tests.support.audited_mcp AUDIT_LOG WORKSPACE
 
 Each `open`, `os.listdir`, `os.scandir` and `glob.glob` event appends its path to
 AUDIT_LOG (one per line), so a test can prove the server never read outside the workspace.
@@ -8,8 +8,6 @@ AUDIT_LOG (one per line), so a test can prove the server never read outside the 
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, ROOT)
 _log_fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 _EVENTS = {"open", "os.listdir", "os.scandir", "glob.glob"}
 

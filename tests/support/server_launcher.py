@@ -1,6 +1,6 @@
 """Start llama-cpp-python's OpenAI-compatible server with the engine's llama.cpp defaults.
 
-`python tests/llm/server_launcher.py --model X --port N ...` is `python -m llama_cpp.server`
+`python -m tests.support.server_launcher --model X --port N ...` is `python -m llama_cpp.server`
 with core.llm.engine.llama_defaults() applied, so the server runs where the worker runs
 (weight repacking off on CPUs whose AMX matmul faults). Used by test_openai_client.py.
 """
@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import runpy
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from core.llm.engine import llama_defaults  # noqa: E402
+from core.llm.engine import llama_defaults
 
 if __name__ == "__main__":
     sys.argv = ["llama_cpp.server", *sys.argv[1:]]

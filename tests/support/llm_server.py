@@ -1,6 +1,6 @@
 """A real OpenAI-compatible model server for tests: llama-cpp-python's server on a free port.
 
-`running_server(model_path, log_path, n_ctx=...)` starts tests/llm/server_launcher.py (llama_cpp.server
+`running_server(model_path, log_path, n_ctx=...)` starts tests/support/server_launcher.py (llama_cpp.server
 with the engine's llama.cpp defaults), waits until /v1/models answers, yields the base URL and stops
 the server afterwards. Shared by the OpenAI client tests and the CLI --backend tests.
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -17,7 +16,8 @@ import urllib.request
 from pathlib import Path
 from typing import Iterator
 
-LAUNCHER = Path(__file__).with_name("llm") / "server_launcher.py"
+from tests.support.processes import python_env
+
 
 
 def free_port() -> int:
@@ -33,9 +33,9 @@ def running_server(model_path, log_path: Path, *, n_ctx: int = 2048, alias: str 
 
     port = free_port()
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, str(LAUNCHER), "--model", str(model_path), "--host", "127.0.0.1",
+        proc = subprocess.Popen([sys.executable, "-m", "tests.support.server_launcher", "--model", str(model_path), "--host", "127.0.0.1",
                                  "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", alias],
-                                stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **LLAMA_ENV})
+                                stdout=log, stderr=subprocess.STDOUT, env=python_env(**LLAMA_ENV))
         base = f"http://127.0.0.1:{port}/v1"
         try:
             deadline = time.monotonic() + timeout_s

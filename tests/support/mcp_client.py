@@ -7,18 +7,19 @@ import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from tests.support.processes import ROOT
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 REVERIE = Path(sys.executable).with_name("reverie")   # the console script of this venv
 
 
 def server_command(workspace: Path, *, capture: Path | None = None, audit_log: Path | None = None) -> list[str]:
     if audit_log is not None:
-        command = [sys.executable, str(HERE / "audited_mcp.py"), str(audit_log), str(workspace)]
+        command = [sys.executable, "-m", "tests.support.audited_mcp", str(audit_log), str(workspace)]
     else:
         command = [str(REVERIE), "mcp", str(workspace)]
     if capture is not None:
-        command = [sys.executable, str(HERE / "stdio_tee.py"), str(capture)] + command
+        command = [sys.executable, "-m", "tests.support.stdio_tee", str(capture)] + command
     return command
 
 

@@ -1,0 +1,18 @@
+"""Helpers for tests that drive the desktop's views: drop unsaved edits, find a demo log."""
+from __future__ import annotations
+
+
+def discard_edits(views) -> None:
+    """Teardown helper: drop unsaved edits so closing asks nothing."""
+    for view in views:
+        for target in (view, getattr(view, "json_editor", None)):
+            editor = getattr(target, "editor", None)
+            if editor is not None and hasattr(editor, "document"):
+                editor.document().setModified(False)
+
+
+def demo_log_with(ws, text: str) -> str:
+    """The demo's daily log holding `text` (the demo is dated relative to today, so file names move)."""
+    hits = sorted(p for p in ws.paths.memory_dir.glob("*.md") if text in p.read_text(encoding="utf-8"))
+    assert hits, f"no demo daily log contains {text!r}"
+    return ws.paths.relative(hits[0])
