@@ -13,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from core.store.atomic import atomic_write
+from core.store.layout import write_files
 from core.store.checkpoints import new_checkpoint_id
 from core.store.paths import WorkspacePaths
 from core.store.sessions import jsonl_line
@@ -133,6 +133,10 @@ def write_demo(target: Path, today: dt.date | None = None) -> str:
     paths = WorkspacePaths(target.resolve())
     for folder in paths.layout_dirs():
         folder.mkdir(parents=True, exist_ok=True)
+    files: dict[str, bytes | str] = {}
+
+    def put(path: Path, data: bytes | str) -> None:
+        files[paths.relative(path)] = data
 
     cited: dict[str, str] = {}   # "@name" -> "memory/DATE.md#Ln"
     n_lines = 0
@@ -147,11 +151,11 @@ def write_demo(target: Path, today: dt.date | None = None) -> str:
         if offset in FLUSHES:
             lines += ["", f"## Memory Flush — {day.isoformat()}T18:00:00+00:00"]
             lines += [f"- {bullet}" for bullet in FLUSHES[offset]]
-        atomic_write(paths.root / rel, "\n".join(lines) + "\n")
+        put(paths.root / rel, "\n".join(lines) + "\n")
         n_lines += len(lines)
 
     old = first - dt.timedelta(days=120)
-    atomic_write(paths.archive_dir / f"{old.isoformat()}.md",
+    put(paths.archive_dir / f"{old.isoformat()}.md",
                  f"# {old.isoformat()}\n\n- [10:00] First contact: Maya evaluated three agent memory tools.\n"
                  f"- [10:20] She chose plain markdown files because she can read and diff them.\n")
 
@@ -163,7 +167,7 @@ def write_demo(target: Path, today: dt.date | None = None) -> str:
             flags = " pin" if pinned else ""
             out.append(f"- {text} <!-- id:{ident} src:{cited[mark]}{flags} -->")
         out.append("")
-    atomic_write(paths.memory_md, "\n".join(out))
+    put(paths.memory_md, "\n".join(out))
 
     log_lines = "\n".join(
         f"{today.isoformat()}T06:{m % 60:02d}:{m % 57:02d}Z ingest[812]: device={m % 48} moisture={20 + m % 17}.{m % 10}% "
@@ -186,17 +190,17 @@ def write_demo(target: Path, today: dt.date | None = None) -> str:
         if big:
             call_id = f"call_{sid}_log"
             evicted = paths.evicted_result(sid, call_id)
-            atomic_write(evicted, big)
+            put(evicted, big)
             for message in messages:
                 if message.get("tool_call_id") == call_id:
                     rel = paths.relative(evicted)
                     message["content"] = (f"[tool result evicted: {len(big):,} chars saved to {rel}]\n"
                                           f"--- head ---\n{big[:400]}\n--- tail ---\n{big[-400:]}")
-        atomic_write(paths.session_log(sid), "".join(jsonl_line(m) for m in messages))
+        put(paths.session_log(sid), "".join(jsonl_line(m) for m in messages))
     cache = [{"session_id": sid, "ended": f"{day.isoformat()}T12:00:00+00:00",
               "summary": f"{task} " + ("Finished; tests pass." if "tenant" not in sid else "One isolation test still fails.")}
              for day, sid, task, _steps, _big in sessions]
-    atomic_write(paths.session_cache, "".join(jsonl_line(c) for c in cache))
+    put(paths.session_cache, "".join(jsonl_line(c) for c in cache))
 
     export_py = b"def export_csv(tenant, start, end):\n    ...\n"
     checkpoint = {
@@ -214,7 +218,7 @@ def write_demo(target: Path, today: dt.date | None = None) -> str:
                   {"id": "t2", "title": "SET LOCAL in export transaction", "status": "pending", "depends_on": ["t1"]},
                   {"id": "t3", "title": "update runbook", "status": "pending", "depends_on": ["t2"]}],
     }
-    atomic_write(paths.checkpoint_dir("s-0028-csv-tenant") / f"{checkpoint['checkpoint_id']}.json",
+    put(paths.checkpoint_dir("s-0028-csv-tenant") / f"{checkpoint['checkpoint_id']}.json",
                  json.dumps(checkpoint, ensure_ascii=False, indent=2) + "\n")
     handoff = {
         "id": "ho-orchard-oncall", "task_id": "orchard-oncall", "hop": 1,
@@ -229,12 +233,13 @@ def write_demo(target: Path, today: dt.date | None = None) -> str:
         "success_criteria": "Alert latency p95 under 2 minutes; no missed dry-soil alerts",
         "termination_condition": "Maya is back and has read the on-call notes",
     }
-    atomic_write(paths.handoff(handoff["id"]), json.dumps(handoff, ensure_ascii=False, indent=2) + "\n")
-    atomic_write(paths.progress_md, "# Progress\n\n## Goal\nTenant-aware CSV export with isolation tests.\n\n"
+    put(paths.handoff(handoff["id"]), json.dumps(handoff, ensure_ascii=False, indent=2) + "\n")
+    put(paths.progress_md, "# Progress\n\n## Goal\nTenant-aware CSV export with isolation tests.\n\n"
                  "## Progress\n- Tenant id passed into the export query.\n\n## Blockers\n"
                  "- test_tenant_isolation fails: RLS setting not applied inside the export transaction.\n\n"
                  "## Next step\nUse SET LOCAL app.tenant_id inside the export transaction.\n")
-    atomic_write(paths.agents_md, "# AGENTS.md\n\nYou are Orchard's coding agent. Read MEMORY.md first, keep "
+    put(paths.agents_md, "# AGENTS.md\n\nYou are Orchard's coding agent. Read MEMORY.md first, keep "
                  "progress.md current, save a checkpoint before side effects, never commit to main.\n")
+    write_files(paths, files)
     return (f"{len(DAYS)} daily logs ({n_lines} lines), 1 archived log, {sum(len(b) for _, b in MEMORY_SECTIONS)} "
             f"memory bullets, {len(sessions)} sessions, 1 checkpoint, 1 hand-off")

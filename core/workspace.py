@@ -16,13 +16,27 @@ from core.config import Settings, dump_settings, load_settings
 from core.errors import WorkspaceError
 from core.store import checkpoints as checkpoint_store
 from core.store import handoffs as handoff_store
-from core.store.atomic import atomic_write
-from core.store.daily import Appended, DailyLog, append_to_daily, as_bullets, list_daily_logs
+from core.store.checkpoints import validate_checkpoint
+from core.store.daily import FLUSH_HEADING, Appended, DailyLog, append_to_daily, as_bullets, list_daily_logs
 from core.store.documents import DocumentStore, Snapshot
+from core.store.handoffs import FIELDS as HANDOFF_FIELDS
+from core.store.handoffs import LIST_FIELDS as HANDOFF_LIST_FIELDS
+from core.store.hashing import file_hash
 from core.store.history import History, HistoryEntry
+from core.store.layout import create_layout, ensure_private_dirs
+from core.store.memory_md import Bullet, Source, parse_bullet, parse_document, set_flag, strip_comments
 from core.store.paths import WorkspacePaths, confine
+from core.store.private import write_config
+from core.store.recovery import RecoveryStore
 from core.store.sessions import JsonlRead, SessionCache, SessionInfo, list_sessions, read_jsonl
 from core.types import Changes, kind_of
+
+# The facade's vocabulary: the types and pure helpers of the workspace format that front ends
+# need to show and edit what they read (parsing a bullet, stripping a comment, validating a
+# checkpoint). Front ends import them from here, never from core.store.
+__all__ = ["Workspace", "MEMORY_TEMPLATE", "Changes", "Snapshot", "HistoryEntry", "JsonlRead", "Bullet", "Source",
+           "parse_bullet", "parse_document", "set_flag", "strip_comments", "validate_checkpoint", "FLUSH_HEADING",
+           "HANDOFF_FIELDS", "HANDOFF_LIST_FIELDS", "file_hash", "WorkspacePaths"]
 
 MEMORY_TEMPLATE = """# MEMORY
 
@@ -47,6 +61,7 @@ class Workspace:
         self.settings = settings or load_settings(self.paths.config_toml)
         self.history = History(self.paths.history_dir)
         self.documents = DocumentStore(self.paths, self.history)
+        self.recovery = RecoveryStore(self.paths)      # unsaved edits of an editor, kept until saved
         self._index = None
         self._index_lock = threading.Lock()
 
@@ -58,11 +73,7 @@ class Workspace:
         if root.exists() and not root.is_dir():
             raise WorkspaceError(f"{root} exists and is not a folder")
         root.mkdir(parents=True, exist_ok=True)
-        paths = WorkspacePaths(root.resolve())
-        for folder in paths.layout_dirs():
-            folder.mkdir(parents=True, exist_ok=True)
-        if not paths.memory_md.exists():
-            atomic_write(paths.memory_md, MEMORY_TEMPLATE)
+        create_layout(WorkspacePaths(root.resolve()), MEMORY_TEMPLATE)
         return cls(root)
 
     @classmethod
@@ -75,8 +86,7 @@ class Workspace:
             raise WorkspaceError(f"{root} is not a memory workspace: it has no MEMORY.md and no memory/ folder "
                                  f"(create one with `reverie init {root}`)")
         workspace = cls(root)
-        for folder in (workspace.paths.private_dir, workspace.paths.locks_dir, workspace.paths.history_dir):
-            folder.mkdir(parents=True, exist_ok=True)
+        ensure_private_dirs(workspace.paths)
         return workspace
 
     def close(self) -> None:
@@ -93,7 +103,7 @@ class Workspace:
 
     # ----- settings ------------------------------------------------------------------------
     def save_settings(self, settings: Settings) -> Changes:
-        atomic_write(self.paths.config_toml, dump_settings(settings))
+        write_config(self.paths, dump_settings(settings))
         self.settings = settings
         return Changes(paths=(".reverie/config.toml",), kinds=("settings",))
 
@@ -113,6 +123,10 @@ class Workspace:
         lines = self.read(rel_path).text.split("\n")
         end = len(lines) if end is None else min(end, len(lines))
         return [(n, lines[n - 1]) for n in range(max(1, start), end + 1)]
+
+    def flush_records(self) -> JsonlRead:
+        """One record per flush (written, failed, duplicate), oldest first; damaged lines are counted."""
+        return read_jsonl(self.paths.flush_record)
 
     def read_memory(self) -> Snapshot:
         return self.documents.read("MEMORY.md")

@@ -33,7 +33,7 @@ def make_app(argv: list[str] | None = None):
     sys.setswitchinterval(0.001)
     # The embedding model runs in a child process: torch's import, its load and every encode
     # would otherwise hold this process's GIL for up to 0.4 s at a time (the GUI benchmark).
-    from core.index.embedder import prefer_process
+    from core.index.embedding import prefer_process
 
     prefer_process(True)
     tune_gc()
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         return app.exec()
     finally:
         startup.shutdown(5.0)
-        from core.index.embedder import close_process_embedders
+        from core.index.embedding import close_process_embedders
 
         close_process_embedders()
 

@@ -23,7 +23,6 @@ from core.errors import CoreError
 from core.types import Changes, kind_of
 from core.workspace import Workspace
 from desktop.llm_access import SharedModel
-from desktop.recovery import RecoveryStore
 from desktop.tasks import TaskHandle, TaskRunner
 
 INDEXED_KINDS = ("memory", "daily", "session", "progress")
@@ -45,7 +44,7 @@ class WorkspaceController(QObject):
                  llm_factory: Callable[[Any], Any] | None = None, debounce_ms: int = 250, index: bool = True,
                  dreamer: Callable[..., Any] | None = None, parent=None):
         super().__init__(parent)
-        from core.dream.idle import IdleMonitor
+        from core.dream import IdleMonitor
 
         self.ws = ws
         self.clock = clock
@@ -53,10 +52,10 @@ class WorkspaceController(QObject):
         # How a dream runs: run_dream's signature. By default in a child process, whose Python work
         # holds a GIL of its own, not the window's (core/dream/isolated.py).
         if dreamer is None:
-            from core.dream.isolated import run_dream_in_child as dreamer
+            from core.dream import run_dream_in_child as dreamer
         self.dreamer = dreamer
         self.runner = runner or TaskRunner(parent=self)
-        self.recovery = RecoveryStore(ws.paths)
+        self.recovery = ws.recovery
         self.monitor = IdleMonitor(ws.paths, ws.settings.dream.idle_minutes, clock=clock)
         self.model = SharedModel(ws, llm_factory, on_state=self.modelState.emit)
         self.busy = threading.Event()
@@ -105,7 +104,7 @@ class WorkspaceController(QObject):
         self.runner.cancel_all("the app is quitting")
         # A task may be waiting for the embedding process (one still loading its model takes tens of
         # seconds on a busy machine): stop it now, so those tasks fail at once instead of being waited for.
-        from core.index.embedder import close_process_embedders
+        from core.index.embedding import close_process_embedders
 
         close_process_embedders()
         stopped = self.runner.shutdown(timeout_s)
@@ -230,7 +229,7 @@ class WorkspaceController(QObject):
         monitor, ws, model = self.monitor, self.ws, self.model
 
         def job(ctx):
-            from core.dream.maintenance import maintain
+            from core.dream import maintain
 
             return maintain(ws, now=dt.datetime.fromtimestamp(monitor.clock(), dt.timezone.utc),
                             llm_factory=model.client_or_none, monitor=monitor, cancel=ctx.token,
@@ -299,7 +298,7 @@ class WorkspaceController(QObject):
         paths = self.ws.paths
 
         def job(_ctx):
-            from core.dream.idle import record_agent_turn
+            from core.dream import record_agent_turn
 
             record_agent_turn(paths, when)
         self.submit(job, name="agent-turn", on_failed=lambda exc: None)

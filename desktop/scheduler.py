@@ -2,7 +2,7 @@
 
 It runs on its own QThread. A QTimer that lives in that thread wakes it every
 `interval_ms` (nothing sleeps in a loop); each tick reads the consolidation state
-and asks core's pure "what is due" functions (`core.dream.gates`) with the time
+and asks core's pure "what is due" functions (`core.dream`'s gates) with the time
 from an injected clock, and asks the IdleMonitor whether the agent is idle. It
 decides only: when something is due it emits `dreamDue` / `maintenanceDue`, and
 the controller runs the job on the task pool, where the dream view shows its
@@ -21,10 +21,8 @@ from typing import Callable
 from PySide6.QtCore import QObject, QThread, QTimer, Qt, Signal, Slot
 
 from core.config import Settings
-from core.dream.gates import dream_due, maintenance_due
-from core.dream.idle import IdleMonitor
-from core.dream.state import load_state
-from core.store.paths import WorkspacePaths
+from core.dream import IdleMonitor, dream_due, load_state, maintenance_due
+from core.workspace import WorkspacePaths
 from desktop.tasks import register_thread
 
 

@@ -31,8 +31,7 @@ class Listing:
 
 def scan(ws) -> Listing:
     """What the workspace holds now (runs on a task)."""
-    from core.dream.proposals import OPEN, list_proposals
-    from core.store.sessions import read_jsonl
+    from core.dream import OPEN, list_proposals
 
     listing = Listing()
     months: dict[str, list[str]] = defaultdict(list)
@@ -54,7 +53,7 @@ def scan(ws) -> Listing:
     if ws.paths.large_results_dir.is_dir():
         listing.evicted = sorted(ws.relative(p) for p in ws.paths.large_results_dir.glob("*/*") if p.is_file())
     listing.other = [name for name in ("progress.md", "AGENTS.md") if (ws.root / name).is_file()]
-    listing.flushes = len(read_jsonl(ws.paths.flush_record).records)
+    listing.flushes = len(ws.flush_records().records)
     listing.open_proposals = len(list_proposals(ws.paths, OPEN))
     return listing
 

@@ -225,7 +225,6 @@ def cmd_bench_llm(args) -> int:
             row = totals[mode]
             print(f"json {mode:<7}: {tps[mode]:.1f} tok/s effective, valid {row[3]}/{args.json_runs}, "
                   f"{row[2] / row[3] if row[3] else 0:.2f} attempts per reply")
-        results = {mode: {"tps": tps[mode]} for mode in tps}
         client.json_mode = chosen = (settings.json_mode or (client.entry.json_mode if client.entry else "grammar"))
         if not args.no_naive_grammar:
             from llama_cpp.llama_grammar import json_schema_to_gbnf

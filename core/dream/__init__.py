@@ -25,6 +25,8 @@ _EXPORTS = {
     "dream_due": "gates", "next_dream_at": "gates", "plan_maintenance": "gates", "maintenance_due": "gates",
     "maintain": "maintenance", "MaintenanceReport": "maintenance",
     "IdleMonitor": "idle", "record_agent_turn": "idle", "SourceResolver": "sources",
+    "run_dream_in_child": "isolated", "OPEN": "proposals", "PENDING": "proposals", "HELD": "proposals",
+    "APPLIED": "proposals", "REJECTED": "proposals",
     "load_state": "state", "note_new_material": "state", "record_session_ended": "state",
     "record_dream_finished": "state",
 }

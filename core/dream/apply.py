@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from core.dream.operations import ApplyOutcome, Change, apply_changes, pins_kept
 from core.dream.proposals import APPLIED, HELD, OPEN, REJECTED, Proposal, load_proposal, save_proposal
 from core.errors import ConflictError, ProposalError
-from core.store.atomic import locked
+from core.store.locks import locked
 from core.store.memory_md import strip_comments
 from core.tokens import count_tokens
 from core.types import Changes

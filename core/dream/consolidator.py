@@ -13,10 +13,7 @@ guard held is applied at once through the same compare-and-swap path as a review
 """
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import fcntl
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -30,7 +27,8 @@ from core.dream.sources import SourceResolver
 from core.dream.state import load_state, record_dream_finished
 from core.dream.working import WorkingMemory
 from core.errors import ProposalError
-from core.store.sessions import append_jsonl
+from core.store.locks import lock_if_free
+from core.store.private import append_dream_log, read_dream_log
 
 STAGES = ("orient", "gather", "consolidate", "prune")
 NOTHING, PROPOSED, APPLIED, STOPPED, DRY_RUN, BUSY = "nothing", "proposed", "applied", "stopped", "dry-run", "busy"
@@ -61,26 +59,11 @@ class DreamEvent:
     result: DreamResult | None = None
 
 
-@contextlib.contextmanager
-def _only_dream(ws):
-    """One dream per workspace at a time (the app's scheduler and `reverie dream` may race)."""
-    ws.paths.locks_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(ws.paths.locks_dir / "dream.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)     # closing releases the lock
-
-
 def iter_dream(ws, llm=None, **options) -> Iterator[DreamEvent]:
     """Progress events of one dream; the last one (status "finished") carries the DreamResult.
     Options: now, cancel, should_stop, dry_run, apply, similarity."""
-    with _only_dream(ws) as mine:
+    # One dream per workspace at a time (the app's scheduler and `reverie dream` may race).
+    with lock_if_free(ws.paths.locks_dir / "dream.lock") as mine:
         if not mine:
             result = DreamResult(BUSY, reason="another dream is running in this workspace")
             yield DreamEvent("done", "finished", message=result.reason, result=result)
@@ -191,10 +174,9 @@ def _describe(proposal: Proposal) -> str:
 
 def _log(ws, moment: dt.datetime, status: str, proposal_id: str, summary: dict) -> None:
     """One line per dream in .reverie/dreams.jsonl: the app's history of dreams."""
-    append_jsonl(ws.paths.private_dir / "dreams.jsonl",
-                 [{"time": moment.isoformat(timespec="seconds"), "status": status, "proposal": proposal_id,
-                   "facts": summary["facts"], "files_read": len(summary["files_read"]),
-                   "stats": summary["stats"]}])
+    append_dream_log(ws.paths, {"time": moment.isoformat(timespec="seconds"), "status": status,
+                                "proposal": proposal_id, "facts": summary["facts"],
+                                "files_read": len(summary["files_read"]), "stats": summary["stats"]})
 
 
 def run_dream(ws, llm=None, *, progress: Callable[[DreamEvent], None] | None = None, **options) -> DreamResult:
@@ -210,6 +192,4 @@ def run_dream(ws, llm=None, *, progress: Callable[[DreamEvent], None] | None = N
 
 
 def dream_history(ws, limit: int = 50) -> list[dict]:
-    from core.store.sessions import read_jsonl
-
-    return read_jsonl(ws.paths.private_dir / "dreams.jsonl").objects[-limit:][::-1]
+    return read_dream_log(ws.paths)[-limit:][::-1]

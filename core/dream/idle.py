@@ -18,15 +18,11 @@ import time
 from typing import Callable
 
 from core.dream.state import parse_time
-from core.store.atomic import atomic_write
 from core.store.paths import WorkspacePaths
+from core.store.private import read_activity, write_activity
 
 IGNORED_DIRS = {".reverie", ".git", "__pycache__"}
 IGNORED_FILES = {"memory/.consolidation_state"}
-
-
-def _activity_file(paths: WorkspacePaths):
-    return paths.private_dir / "agent_activity"
 
 
 def record_agent_turn(paths: WorkspacePaths, when: float | None = None) -> None:
@@ -34,7 +30,7 @@ def record_agent_turn(paths: WorkspacePaths, when: float | None = None) -> None:
     import datetime as dt
 
     moment = dt.datetime.fromtimestamp(when if when is not None else time.time(), dt.timezone.utc)
-    atomic_write(_activity_file(paths), moment.isoformat() + "\n")
+    write_activity(paths, moment.isoformat())
 
 
 def newest_write(paths: WorkspacePaths, ignore: dict[str, float] | None = None) -> tuple[float, str]:
@@ -85,10 +81,7 @@ class IdleMonitor:
             self._own[rel_path] = mtime
 
     def _recorded_turn(self) -> float:
-        try:
-            moment = parse_time(_activity_file(self.paths).read_text(encoding="utf-8").strip())
-        except (FileNotFoundError, UnicodeDecodeError):
-            return 0.0
+        moment = parse_time(read_activity(self.paths))
         return moment.timestamp() if moment else 0.0
 
     def last_activity(self) -> tuple[float, str]:

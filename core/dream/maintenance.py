@@ -4,22 +4,20 @@
 does. Archiving moves `memory/YYYY-MM-DD.md` to `memory/archive/` by rename (same
 file system: atomic, and the mtime is kept so the watermark is not disturbed);
 provenance refs to the old path still resolve through the archive. Pruning deletes
-session logs nobody has written for the retention window. Neither is offered by
-core/store yet, so both live here, each one rename/unlink plus a folder fsync.
+session logs nobody has written for the retention window. Both are core/store's
+(archive_daily_log, prune_session_log).
 """
 from __future__ import annotations
 
 import datetime as dt
-import os
 from dataclasses import dataclass, field
 from typing import Callable
 
 from core.dream import gates
 from core.dream.state import load_state, record_maintenance
 from core.errors import CoreError, ModelCancelled
-from core.store.atomic import fsync_dir
-from core.store.daily import list_daily_logs
-from core.store.paths import daily_date
+from core.store.daily import archive_daily_log, list_daily_logs
+from core.store.sessions import prune_session_log
 
 
 @dataclass
@@ -34,32 +32,6 @@ class MaintenanceReport:
     @property
     def ran(self) -> bool:
         return self.plan.tick_due
-
-
-def archive_daily_log(ws, rel_path: str) -> str:
-    """Move one daily log into memory/archive/. Returns its new relative path."""
-    source = ws.resolve(rel_path)
-    if source.parent != ws.paths.memory_dir or daily_date(source) is None:
-        raise CoreError(f"{rel_path} is not a daily log in memory/")
-    target = ws.paths.archive_dir / source.name
-    ws.paths.archive_dir.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        # Both exist (an agent re-created an archived day): keep both, the newer under a suffix.
-        target = ws.paths.archive_dir / f"{source.stem}.{int(source.stat().st_mtime)}.md"
-    os.replace(source, target)
-    fsync_dir(ws.paths.archive_dir)
-    fsync_dir(ws.paths.memory_dir)
-    return ws.relative(target)
-
-
-def prune_session_log(ws, session_id: str) -> str:
-    path = ws.paths.session_log(session_id)
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return ""
-    fsync_dir(path.parent)
-    return ws.relative(path)
 
 
 def plan_for(ws, now: dt.datetime, *, idle: bool, force: bool = False,
@@ -93,9 +65,9 @@ def maintain(ws, *, now: dt.datetime | None = None, llm_factory: Callable[[], ob
     if plan.note:
         report.notes.append(plan.note)
     for rel in plan.archive:
-        report.archived.append(archive_daily_log(ws, rel))
+        report.archived.append(archive_daily_log(ws.paths, rel))
     for sid in plan.prune_sessions:
-        gone = prune_session_log(ws, sid)
+        gone = prune_session_log(ws.paths, sid)
         if gone:
             report.pruned.append(gone)
     if plan.run_dream:

@@ -13,14 +13,13 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import hashlib
-import json
 from dataclasses import dataclass, field
 
 from core.dream.operations import Change, pins_kept
 from core.errors import FormatError, NotFoundError
-from core.store.atomic import atomic_write
 from core.store.memory_md import strip_comments
-from core.store.paths import WorkspacePaths, safe_id
+from core.store.paths import WorkspacePaths
+from core.store.private import load_proposal_record, proposal_ids, save_proposal_record
 from core.tokens import count_tokens
 
 PENDING, HELD, APPLIED, REJECTED = "pending", "held", "applied", "rejected"
@@ -180,40 +179,27 @@ def new_proposal_id(now: dt.datetime, new_text: str) -> str:
     return f"d-{now.astimezone(dt.timezone.utc).strftime('%Y%m%d-%H%M%S')}-{digest}"
 
 
-def proposal_path(paths: WorkspacePaths, proposal_id: str):
-    return paths.proposals_dir / f"{safe_id(proposal_id, 'proposal id')}.json"
-
-
 def save_proposal(paths: WorkspacePaths, proposal: Proposal) -> None:
-    atomic_write(proposal_path(paths, proposal.id),
-                 json.dumps(proposal.to_dict(), ensure_ascii=False, indent=1) + "\n")
+    save_proposal_record(paths, proposal.id, proposal.to_dict())
 
 
 def load_proposal(paths: WorkspacePaths, proposal_id: str) -> Proposal:
-    path = proposal_path(paths, proposal_id)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        known = ", ".join(p.id for p in list_proposals(paths)[:5])
-        raise NotFoundError(f"no proposal {proposal_id!r}" + (f" (recent: {known})" if known else "")) from exc
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FormatError(f"proposal file {path} is damaged ({exc}); move it aside") from exc
+    data = load_proposal_record(paths, proposal_id)
     try:
         return Proposal.from_dict(data)
     except (KeyError, TypeError, ValueError) as exc:
-        raise FormatError(f"proposal file {path} is not a proposal ({exc}); move it aside") from exc
+        raise FormatError(f"proposal {proposal_id} is not a proposal ({exc}); move its file aside") from exc
 
 
 def list_proposals(paths: WorkspacePaths, status: str | tuple[str, ...] | None = None) -> list[Proposal]:
     """Proposals, newest first; damaged files are skipped (`load_proposal` names them)."""
     wanted = (status,) if isinstance(status, str) else status
     found = []
-    if paths.proposals_dir.is_dir():
-        for path in paths.proposals_dir.glob("*.json"):
-            try:
-                proposal = load_proposal(paths, path.stem)
-            except (FormatError, NotFoundError):
-                continue
-            if wanted is None or proposal.status in wanted:
-                found.append(proposal)
+    for proposal_id in proposal_ids(paths):
+        try:
+            proposal = load_proposal(paths, proposal_id)
+        except (FormatError, NotFoundError):
+            continue
+        if wanted is None or proposal.status in wanted:
+            found.append(proposal)
     return sorted(found, key=lambda p: (p.created, p.id), reverse=True)

@@ -14,6 +14,7 @@ import re
 from typing import Callable, Sequence
 
 from core.dream.material import normalise
+from core.store.private import cache_file, write_cache
 
 Embed = Callable[[list[str]], "object"]   # texts -> array (n, d) of unit vectors
 
@@ -66,12 +67,15 @@ def numbers(text: str) -> frozenset[str]:
     return frozenset(n.replace(",", ".") for n in _NUMBER.findall(text))
 
 
+CACHE_NAME = "dream-vectors.npz"
+
 class VectorCache:
     """Embeddings of bullet and fact texts, kept in `.reverie/dream-vectors.npz` so a dream embeds
     only texts it has not seen (cost follows the new material, not the size of MEMORY.md)."""
 
-    def __init__(self, path, model_id: str):
-        self.path = path
+    def __init__(self, paths, model_id: str):
+        self.paths = paths
+        self.path = cache_file(paths, CACHE_NAME)
         self.model_id = model_id
         self.vectors: dict[str, object] = {}
         self.dirty = False
@@ -97,8 +101,6 @@ class VectorCache:
 
         import numpy as np
 
-        from core.store.atomic import atomic_write
-
         kept = {k: v for k, v in self.vectors.items() if k in keep}
         if not self.dirty and len(kept) == len(self.vectors):
             return
@@ -106,7 +108,7 @@ class VectorCache:
         dim = len(next(iter(kept.values()))) if kept else 0
         np.savez(buffer, model=np.asarray(self.model_id), keys=np.asarray(list(kept), dtype=str),
                  vectors=np.asarray(list(kept.values()), dtype=np.float32).reshape(len(kept), dim))
-        atomic_write(self.path, buffer.getvalue())
+        write_cache(self.paths, CACHE_NAME, buffer.getvalue())
         self.vectors, self.dirty = kept, False
 
 
@@ -220,5 +222,5 @@ def load_similarity(paths, settings, embedder=None) -> Similarity:
             embedder = default_embedder(settings.search.embedding_model)
         except Exception:   # not installed, model files missing, torch broken: words instead
             return Similarity(None, threshold)
-    cache = VectorCache(paths.private_dir / "dream-vectors.npz", embedder.model_id).load()
+    cache = VectorCache(paths, embedder.model_id).load()
     return Similarity(embedder.embed_batch, threshold, cache)

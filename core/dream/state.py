@@ -13,12 +13,11 @@ never as an error that stops the agent.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Callable
 
-from core.store.atomic import atomic_write, locked
 from core.store.paths import WorkspacePaths
+from core.store.private import read_state_record, update_state_record
 
 
 @dataclass(frozen=True)
@@ -56,12 +55,10 @@ def _now(now: dt.datetime | None) -> dt.datetime:
 
 
 def load_state(paths: WorkspacePaths) -> ConsolidationState:
-    try:
-        data = json.loads(paths.consolidation_state.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError, UnicodeDecodeError):
-        return ConsolidationState()
-    if not isinstance(data, dict):
-        return ConsolidationState()
+    return _from_record(read_state_record(paths))
+
+
+def _from_record(data: dict) -> ConsolidationState:
     known = {k: v for k, v in data.items() if k in ConsolidationState.__dataclass_fields__}
     try:
         state = ConsolidationState(**known)
@@ -73,10 +70,7 @@ def load_state(paths: WorkspacePaths) -> ConsolidationState:
 
 
 def update_state(paths: WorkspacePaths, change: Callable[[ConsolidationState], ConsolidationState]) -> ConsolidationState:
-    with locked(paths.locks_dir / "consolidation_state.lock"):
-        state = change(load_state(paths))
-        atomic_write(paths.consolidation_state, json.dumps(asdict(state), indent=2) + "\n")
-        return state
+    return _from_record(update_state_record(paths, lambda record: asdict(change(_from_record(record)))))
 
 
 def record_session_ended(paths: WorkspacePaths) -> ConsolidationState:

@@ -19,25 +19,16 @@ import re
 from core.config import EvictionSettings
 from core.errors import PathEscapeError
 from core.harness.messages import Message, message_tokens, tool_names, total_tokens
-from core.store.atomic import atomic_write
-from core.store.paths import WorkspacePaths, confine
+from core.store.evicted import read_evicted, write_evicted
+from core.store.paths import WorkspacePaths
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 REFERENCE_PREVIEW = 200
 
 
 def read_payload(paths: WorkspacePaths, rel_path: str) -> str:
-    """The text of an evicted payload, read only from `large_tool_results/` inside the workspace.
-
-    The path comes from a message, and messages come from outside (a JSONL file, an agent):
-    `../`, an absolute path or a symlink pointing out must not turn the session log into a
-    copy of any file on the machine. PathEscapeError for anything outside.
-    """
-    resolved = confine(paths.root, str(rel_path))
-    store = paths.large_results_dir.resolve()
-    if store not in resolved.parents:
-        raise PathEscapeError(f"evicted payload path {rel_path!r} is not under {paths.relative(paths.large_results_dir)}/")
-    return resolved.read_text(encoding="utf-8")
+    """The text of an evicted payload (confined to `large_tool_results/`, core/store/evicted.py)."""
+    return read_evicted(paths, rel_path)
 
 
 def safe_call_id(call_id: str) -> str:
@@ -66,11 +57,7 @@ class ToolResultEvictor:
         self.settings = settings or EvictionSettings()
 
     def _store(self, call_id: str, content: str, suffix: str = "") -> str:
-        path = self.paths.evicted_result(self.session_id, safe_call_id(call_id) + suffix)
-        data = content.encode("utf-8")
-        if not (path.exists() and path.read_bytes() == data):
-            atomic_write(path, data)
-        return self.paths.relative(path)
+        return write_evicted(self.paths, self.session_id, safe_call_id(call_id) + suffix, content)
 
     # ----- tier 1 ---------------------------------------------------------------------------
     def should_evict(self, tool_name: str, content: str) -> bool:

@@ -28,7 +28,7 @@ from core.harness.grounding import content_words, is_grounded, is_repetitive
 from core.harness.messages import Message, ensure_ids, is_summary
 from core.harness.modelcall import ask, context_length, counter_for
 from core.harness.transcript import chunk_messages, render_transcript
-from core.store.atomic import locked
+from core.store.locks import locked
 from core.store.daily import flush_block
 from core.store.memory_md import strip_comments
 from core.store.sessions import append_jsonl, read_jsonl

@@ -19,7 +19,7 @@ from typing import Any
 
 from core.errors import FormatError, NotFoundError
 from core.harness.messages import validate_message
-from core.store.atomic import locked
+from core.store.locks import locked
 from core.store.sessions import append_jsonl, read_jsonl
 
 KEPT_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name", "id", "ts", "kind")

@@ -11,26 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Iterator
 
 from core.errors import ConflictError, CoreError
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def file_hash(path: Path) -> str:
-    """sha256 of the file's bytes; "" for a file that does not exist."""
-    try:
-        return sha256_bytes(path.read_bytes())
-    except FileNotFoundError:
-        return ""
+from core.store.hashing import sha256_bytes
+from core.store.locks import locked
 
 
 def _full_fsync(fd: int) -> None:
@@ -72,19 +60,6 @@ def atomic_write(path: Path, data: bytes | str) -> None:
             os.unlink(tmp)
         raise
     fsync_dir(path.parent)
-
-
-@contextlib.contextmanager
-def locked(lock_path: Path) -> Iterator[None]:
-    """An exclusive advisory lock shared by every Reverie process writing the same file."""
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def append_durable(path: Path, text: str) -> int:

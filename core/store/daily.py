@@ -8,11 +8,13 @@ point at them.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.store.atomic import append_durable
-from core.store.paths import WorkspacePaths, daily_date
+from core.errors import CoreError
+from core.store.atomic import append_durable, fsync_dir
+from core.store.paths import WorkspacePaths, confine, daily_date
 
 FLUSH_HEADING = "## Memory Flush — "
 
@@ -75,3 +77,20 @@ def list_daily_logs(paths: WorkspacePaths, include_archive: bool = True) -> list
             if day is not None:
                 logs.append(DailyLog(date=day, path=path, archived=archived))
     return sorted(logs, key=lambda log: (log.date, log.archived))
+
+
+def archive_daily_log(paths: WorkspacePaths, rel_path: str) -> str:
+    """Move one daily log into memory/archive/ by rename (atomic, and the mtime is kept so the dream
+    watermark is not disturbed). Returns its new relative path."""
+    source = confine(paths.root, rel_path)
+    if source.parent != paths.memory_dir.resolve() or daily_date(source) is None:
+        raise CoreError(f"{rel_path} is not a daily log in memory/")
+    target = paths.archive_dir / source.name
+    paths.archive_dir.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        # Both exist (an agent re-created an archived day): keep both, the newer under a suffix.
+        target = paths.archive_dir / f"{source.stem}.{int(source.stat().st_mtime)}.md"
+    os.replace(source, target)
+    fsync_dir(paths.archive_dir)
+    fsync_dir(paths.memory_dir)
+    return paths.relative(target)

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import ConflictError, NotFoundError
-from core.store.atomic import cas_replace, read_bytes_and_hash, sha256_bytes
+from core.store.atomic import cas_replace, read_bytes_and_hash
+from core.store.hashing import sha256_bytes
 from core.store.history import History, HistoryEntry
 from core.store.paths import WorkspacePaths, confine
 from core.store.textio import decode_lossy

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from core.store.atomic import append_durable, atomic_write, locked
+from core.store.atomic import append_durable, atomic_write, fsync_dir
+from core.store.locks import locked
 from core.store.paths import WorkspacePaths
 from core.store.textio import decode_lossy
 
@@ -108,3 +110,14 @@ class SessionCache:
             kept = (kept + [entry])[-self.size:]
             atomic_write(self.paths.session_cache, "".join(jsonl_line(obj) for obj in kept))
         return entry
+
+
+def prune_session_log(paths: WorkspacePaths, session_id: str) -> str:
+    """Delete a session log past its retention; returns its relative path ("" when it was already gone)."""
+    path = paths.session_log(session_id)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return ""
+    fsync_dir(path.parent)
+    return paths.relative(path)

@@ -14,8 +14,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QTextBrowser, QVBoxLayout, QWidget
 
 from core.errors import CoreError
-from core.store.atomic import file_hash
-from core.store.checkpoints import validate_checkpoint
+from core.workspace import file_hash, validate_checkpoint
 from desktop.views.bars import MessageBar
 from desktop.views.document_editor import DocumentEditor
 from desktop.views.layout import splitter, title_label, titled_column

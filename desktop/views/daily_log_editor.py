@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel
 
-from core.store.daily import FLUSH_HEADING
+from core.workspace import FLUSH_HEADING
 from desktop.views.document_editor import DocumentEditor
 from desktop.views.highlighters import DailyLogHighlighter
 

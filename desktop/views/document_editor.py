@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit,
                                QWidget)
 
 from core.errors import ConflictError, CoreError
-from core.store.documents import Snapshot
+from core.workspace import Snapshot
 from desktop.views.bars import MessageBar
 
 

@@ -141,8 +141,7 @@ class DreamView(QWidget):
         current = select or (self.review.proposal.id if self.review.proposal is not None else None)
 
         def job(_ctx):
-            from core.dream.consolidator import dream_history
-            from core.dream.proposals import OPEN, list_proposals
+            from core.dream import OPEN, dream_history, list_proposals
 
             return list_proposals(ws.paths, None if everything else OPEN), dream_history(ws)
         self.controller.submit(job, name="proposals", on_finished=lambda r: self._listed(r, current),

@@ -8,7 +8,6 @@ from __future__ import annotations
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
-from core.store.sessions import read_jsonl
 from desktop import theme
 from desktop.views.reader import Reader
 
@@ -28,8 +27,8 @@ class FlushReader(Reader):
         self.finish(self.table)
 
     def read_job(self):
-        path = self.controller.ws.paths.flush_record
-        return lambda _ctx: read_jsonl(path)
+        ws = self.controller.ws
+        return lambda _ctx: ws.flush_records()
 
     def _show(self, read) -> None:
         self.records = list(reversed(read.objects))          # newest first

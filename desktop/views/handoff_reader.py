@@ -5,7 +5,8 @@ import html
 
 from PySide6.QtWidgets import QTextBrowser
 
-from core.store.handoffs import FIELDS, LIST_FIELDS
+from core.workspace import HANDOFF_FIELDS as FIELDS
+from core.workspace import HANDOFF_LIST_FIELDS as LIST_FIELDS
 from desktop.views.reader import Reader
 
 TITLES = {"from_agent": "From", "to_agent": "To", "original_target": "Task", "why_this_agent": "Why this agent",

@@ -11,7 +11,7 @@ import re
 
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat
 
-from core.store.daily import FLUSH_HEADING
+from core.workspace import FLUSH_HEADING
 from desktop import theme
 
 _HEADING = re.compile(r"^#{1,6}\s")

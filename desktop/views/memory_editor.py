@@ -16,7 +16,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (QLabel, QMenu, QPlainTextEdit, QPushButton, QSplitter, QTextBrowser, QToolTip,
                                QVBoxLayout, QWidget)
 
-from core.store.memory_md import Bullet, parse_bullet, parse_document, set_flag, strip_comments
+from core.workspace import Bullet, parse_bullet, parse_document, set_flag, strip_comments
 from desktop.views.document_editor import DocumentEditor
 from desktop.views.highlighters import MarkdownHighlighter
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QTreeWidget, QTreeWidgetItem, QWidget
 
-from core.store.memory_md import Source
+from core.workspace import Source
 from desktop.views.bars import MessageBar
 from desktop.views.diff_view import DiffView
 from desktop.views.layout import splitter, title_label, titled_column
@@ -196,7 +196,7 @@ class ProposalReview(QWidget):
         ws, pid = self.controller.ws, self.proposal.id
 
         def job(_ctx):
-            from core.dream.apply import apply_proposal
+            from core.dream import apply_proposal
 
             return apply_proposal(ws, pid, hunk_ids=hunks, reviewed=True)
 
@@ -224,7 +224,7 @@ class ProposalReview(QWidget):
         ws, pid = self.controller.ws, self.proposal.id
 
         def job(_ctx):
-            from core.dream.apply import reject_proposal
+            from core.dream import reject_proposal
 
             return reject_proposal(ws, pid, hunk_ids=hunks)
 
@@ -246,7 +246,7 @@ class ProposalReview(QWidget):
         paths, pid = self.controller.ws.paths, self.proposal.id
 
         def job(_ctx):
-            from core.dream.proposals import load_proposal
+            from core.dream import load_proposal
 
             return load_proposal(paths, pid)
         self.controller.submit(job, name="load proposal", on_finished=self.show_proposal,

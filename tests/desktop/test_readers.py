@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import json
 
-from core.store.atomic import append_durable, file_hash
+from core.store.atomic import append_durable
+from core.store.hashing import file_hash
 from desktop.views.checkpoint_editor import CheckpointEditor
 from desktop.views.daily_log_editor import DailyLogEditor
 from desktop.views.flush_reader import FlushReader

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from tests.support.dreamkit import GOLDEN, golden_workspace
+from tests.support.dreamkit import golden_workspace
 from tests.support.fakes import ScriptedLLM
 
 from core.dream.apply import apply_proposal

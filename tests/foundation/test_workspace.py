@@ -7,7 +7,7 @@ import os
 import pytest
 
 from core.errors import ConflictError, NotFoundError, WorkspaceError
-from core.store.atomic import file_hash
+from core.store.hashing import file_hash
 from core.workspace import Workspace
 
 

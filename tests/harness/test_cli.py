@@ -1,7 +1,6 @@
 """The harness CLI commands that need no model: compact --model none, flushes."""
 from __future__ import annotations
 
-import json
 
 from core.bench.retention import build_conversation
 from core.cli import main

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from core.bench.retention import build_conversation
 from core.config import CompactionSettings

@@ -6,7 +6,6 @@ in a unit test also has a test with a real GGUF model.
 from __future__ import annotations
 
 import json
-import time
 from typing import Callable
 
 from core.cancel import CancelToken

@@ -1,0 +1,41 @@
+"""Advisory locks shared by every Reverie process working on one workspace (flock on files in .reverie/locks/).
+
+Locks coordinate writers that must take turns (two flushes, a dream and `reverie dream`,
+an import and a re-import); the writes themselves are in the other store modules.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from pathlib import Path
+from typing import Iterator
+
+
+@contextlib.contextmanager
+def locked(lock_path: Path) -> Iterator[None]:
+    """An exclusive lock: waits until every other holder let go."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def lock_if_free(lock_path: Path) -> Iterator[bool]:
+    """The lock if nobody holds it (yields True), else at once False: for work that must not queue."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)     # closing releases the lock

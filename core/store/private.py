@@ -1,0 +1,116 @@
+"""Reverie's own records in a workspace: settings, dream proposals, the dream watermark, the dream
+log, agent activity and cache files.
+
+They are private state (under `.reverie/`, and `memory/.consolidation_state` where the
+AgentScope layout keeps the watermark), written only here, always atomically. What a
+record means belongs to its owner (core/dream for proposals and the watermark); this
+module only keeps the bytes safe: JSON in and out, damaged files named, never half-written.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+from core.errors import FormatError, NotFoundError
+from core.store.atomic import atomic_write
+from core.store.locks import locked
+from core.store.paths import WorkspacePaths, safe_id
+from core.store.sessions import append_jsonl, read_jsonl
+
+
+def _json_text(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+
+
+# ----- settings ------------------------------------------------------------------------------------
+def write_config(paths: WorkspacePaths, text: str) -> None:
+    atomic_write(paths.config_toml, text)
+
+
+# ----- dream proposals -----------------------------------------------------------------------------
+def proposal_file(paths: WorkspacePaths, proposal_id: str) -> Path:
+    return paths.proposals_dir / f"{safe_id(proposal_id, 'proposal id')}.json"
+
+
+def save_proposal_record(paths: WorkspacePaths, proposal_id: str, record: dict) -> None:
+    atomic_write(proposal_file(paths, proposal_id), _json_text(record))
+
+
+def load_proposal_record(paths: WorkspacePaths, proposal_id: str) -> dict:
+    """The stored record; NotFoundError when there is none, FormatError when the file is damaged."""
+    path = proposal_file(paths, proposal_id)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        known = ", ".join(proposal_ids(paths)[:5])
+        raise NotFoundError(f"no proposal {proposal_id!r}" + (f" (recent: {known})" if known else "")) from exc
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise FormatError(f"proposal file {path} is damaged ({exc}); move it aside") from exc
+    if not isinstance(data, dict):
+        raise FormatError(f"proposal file {path} is not a proposal (not a JSON object); move it aside")
+    return data
+
+
+def proposal_ids(paths: WorkspacePaths) -> list[str]:
+    """Ids of the stored proposals, newest first (ids start with their UTC time)."""
+    if not paths.proposals_dir.is_dir():
+        return []
+    return sorted((p.stem for p in paths.proposals_dir.glob("*.json")), reverse=True)
+
+
+# ----- the dream watermark -------------------------------------------------------------------------
+def read_state_record(paths: WorkspacePaths) -> dict:
+    """The watermark's JSON object; {} when it is missing or damaged (the next dream reads everything)."""
+    try:
+        data = json.loads(paths.consolidation_state.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def update_state_record(paths: WorkspacePaths, change: Callable[[dict], dict]) -> dict:
+    """Read, change and write the watermark under its lock, so two writers at once both count."""
+    with locked(paths.locks_dir / "consolidation_state.lock"):
+        record = change(read_state_record(paths))
+        atomic_write(paths.consolidation_state, json.dumps(record, indent=2) + "\n")
+        return record
+
+
+# ----- the dream log -------------------------------------------------------------------------------
+def dream_log_file(paths: WorkspacePaths) -> Path:
+    return paths.private_dir / "dreams.jsonl"
+
+
+def append_dream_log(paths: WorkspacePaths, record: dict) -> None:
+    append_jsonl(dream_log_file(paths), [record])
+
+
+def read_dream_log(paths: WorkspacePaths) -> list[dict]:
+    return read_jsonl(dream_log_file(paths)).objects
+
+
+# ----- agent activity ------------------------------------------------------------------------------
+def activity_file(paths: WorkspacePaths) -> Path:
+    return paths.private_dir / "agent_activity"
+
+
+def write_activity(paths: WorkspacePaths, iso_time: str) -> None:
+    atomic_write(activity_file(paths), iso_time + "\n")
+
+
+def read_activity(paths: WorkspacePaths) -> str:
+    """The last recorded agent turn (ISO time), "" when none was recorded or the file is unreadable."""
+    try:
+        return activity_file(paths).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+# ----- caches ---------------------------------------------------------------------------------------
+def cache_file(paths: WorkspacePaths, name: str) -> Path:
+    return paths.private_dir / safe_id(name, "cache name")
+
+
+def write_cache(paths: WorkspacePaths, name: str, data: bytes) -> None:
+    atomic_write(cache_file(paths, name), data)
