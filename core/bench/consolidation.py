@@ -94,7 +94,7 @@ def check_embeddings() -> str:
 def dream_all(cases: dict[Path, dict], results: Path, llm) -> dict[str, dict]:
     """Run the protocol on every case; the dream report of each, by case name."""
     from core.bench._consolidation_dream import CaseRun, case_clock, dream_case
-    from core.cli.dream_cmd import StageBar
+    from core.stage_bar import StageBar
 
     bar = StageBar()
     runs: dict[str, dict] = {}

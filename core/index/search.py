@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.cancel import Cancelled, CancelToken
 from core.config import SearchSettings
 from core.errors import CoreError
 from core.index import fts
@@ -148,6 +149,7 @@ class SearchIndex:
 
         relay = (lambda value: progress(*value)) if progress is not None else None
         args = {"root": str(self.root), "db": str(self.db.path), "options": self.options}
+        cancel = cancel or CancelToken()
         outcome = run_in_child("core.index.sync:sync_job", args, progress=relay, cancel=cancel, nice=nice,
                                label="index")
         if outcome["deleted"]:
@@ -157,6 +159,10 @@ class SearchIndex:
             self.worker.wake()
         if outcome["error"] is not None:
             raise outcome["error"]
+        if cancel.cancelled:
+            # The child finished before the cancel reached it; the caller still asked to stop,
+            # as an in-process sync's progress raising would have.
+            raise Cancelled(cancel.reason or "cancelled")
         return outcome["report"]
 
     def reindex_file(self, rel_path: str) -> SyncReport:
