@@ -5,7 +5,7 @@ VENV  := .venv
 STAMP := $(VENV)/.reverie-setup-done
 DEMO  := demo-workspace
 
-.PHONY: setup run test demo bench selfcheck screenshots clean
+.PHONY: setup run test demo screenshots clean
 
 setup: $(STAMP)
 
@@ -20,9 +20,6 @@ run: demo
 
 test:
 	bash scripts/test.sh
-
-selfcheck: $(STAMP)
-	../shared/tools/selfcheck
 
 screenshots: demo
 	$(VENV)/bin/python scripts/screenshots.py $(DEMO)

@@ -1,4 +1,4 @@
-"""Settings with the defaults of DESIGN.md §3.
+"""Settings and their defaults (where each default comes from: docs/architecture.md, "Defaults").
 
 Stored as TOML in `<workspace>/.reverie/config.toml`; any value can be
 overridden per call with `settings.replace(section, **values)`.

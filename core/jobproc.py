@@ -6,7 +6,7 @@
 Why: the desktop app's window is drawn by the main thread of a Python process, and
 every thread of that process shares one GIL. An index build or a dream is mostly
 pure Python; on a worker thread it holds the GIL for most of its time slices, and
-on a 2-core machine the window misses its frames behind it (the GUI benchmark
+when the cores are busy the window misses its frames behind it (the GUI benchmark
 measured 150-300 ms stalls with both running). In a child process the job holds a
 GIL of its own. What the job needs from the parent (the app's one shared model, the
 embedding process, the idle check) it asks for with `job.call(name, ...)`; the

@@ -52,7 +52,7 @@ def tune_gc() -> None:
     on a 100,000-line workspace filled the heap. Objects alive after start-up (modules, Qt
     wrappers) are frozen out of every later scan (the main window freezes again once a
     workspace is open). Young collections keep their default size (a few thousand objects,
-    about a millisecond; larger ones measured 75-110 ms on the loaded 2-core machine), and
+    about a millisecond; larger ones measured 75-110 ms with every core busy), and
     a full collection waits for 1,000 middle ones instead of 10.
     """
     import gc

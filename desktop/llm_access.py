@@ -15,7 +15,7 @@ from typing import Any, Callable
 from core.errors import CoreError, ModelError
 
 
-# The model process runs at this niceness at least: a dream filling both cores must leave the
+# The model process runs at this niceness at least: a dream filling every core must leave the
 # app's own threads (and through the GIL the window) first call on the CPU. 10, like the index
 # and dream processes: at 5 a GIL holder of the app lost its core to them often enough to stall
 # the window (GUI benchmark: 104-135 ms stalls at 5, none over 50 ms after the open at 10). On an

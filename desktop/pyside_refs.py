@@ -1,6 +1,6 @@
 """A work-around for a reference-counting bug of PySide6 6.12 on Python 3.11: None is over-released.
 
-Measured here (PySide6 6.12.0, CPython 3.11.7): every call of a Qt method that returns
+Measured with PySide6 6.12.0 on CPython 3.11.7: every call of a Qt method that returns
 nothing (`QSyntaxHighlighter.setFormat`, `QTreeWidgetItem.setData`, `QLabel.setText`, ...)
 lowers `sys.getrefcount(None)` by one. A highlighted line makes a few such calls, a sidebar
 row a few more, so after some tens of thousands (a few big daily logs opened, typing in

@@ -1,5 +1,6 @@
 """Settings: the model (from the catalog, with download progress), Metal/CPU, context length,
-the thresholds and schedule of DESIGN.md §3, and the idle time before a dream.
+the thresholds and schedule of core.config (compaction, eviction, dream gates), and the idle
+time before a dream.
 
 Values are the workspace's `.reverie/config.toml` (core.config.Settings); saving goes
 through `Workspace.save_settings`, and a bad value is refused with core's message.

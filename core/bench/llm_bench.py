@@ -168,7 +168,7 @@ def cmd_bench_llm(args) -> int:
         client.load()
         # 1. decode and prefill: our API and the plain loop on the same prompt, in adjacent pairs
         #    (the order alternates); the ratio is the median of the pairs' ratios, so a burst of
-        #    load elsewhere on a shared machine does not decide it.
+        #    load from other processes does not decide it.
         llm = load_llama(EngineConfig(**client.engine_config()))
         ours = {"prefill_tps": 0.0, "decode_tps": 0.0}
         plain = {"prefill_tps": 0.0, "decode_tps": 0.0}

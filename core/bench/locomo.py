@@ -1,11 +1,17 @@
 """`reverie bench locomo FILE --mode M --out OUT.json`: evidence recall on LoCoMo.
 
-Protocol (Eval A of shared/eval/README.md): one workspace per conversation; one
-daily log memory/YYYY-MM-DD.md per session date, one turn per line
-(`- [1:56 pm] Caroline: text`, a shared photo's caption in parentheses); the
-map dia_id -> (file, line) is kept outside the indexed text. The workspace is
-indexed by the production SearchIndex (the one the app uses) and each question
-is the query. Scored: evidence recall@5/@10/@20 (the fraction of a question's
+Input: a LoCoMo file, a JSON list of conversations. A record's `conversation`
+holds `speaker_a`, `speaker_b`, `session_N` (a list of turns `{speaker, dia_id:
+"D1:3", text, blip_caption?}`) and `session_N_date_time` ("1:56 pm on 8 May,
+2023"); its `qa` is a list of `{question, answer, evidence: ["D1:3", ...],
+category}`, category 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop,
+5 adversarial.
+
+Protocol: one workspace per conversation; one daily log memory/YYYY-MM-DD.md
+per session date, one turn per line (`- [1:56 pm] Caroline: text`, a shared
+photo's caption in parentheses); the map dia_id -> (file, line) is kept outside
+the indexed text. The workspace is indexed by the production SearchIndex (the
+one the app uses) and each question is the query. Scored: evidence recall@5/@10/@20 (the fraction of a question's
 evidence lines among the top k, averaged), all-evidence hit rate @10, MRR
 (first evidence line within the top 20), search latency p50/p95.
 

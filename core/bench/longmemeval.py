@@ -1,21 +1,25 @@
 """`reverie bench longmemeval FILE --mode M --out OUT.json`: session recall on LongMemEval.
 
-Protocol (Eval B of shared/eval/README.md): one workspace per question; each
-haystack date becomes a daily log memory/YYYY-MM-DD.md; each session in it a
-`## Conversation at HH:MM` section; each turn one or more lines
-`- [HH:MM] user: text` (a long turn is cut at paragraph ends into lines of at
-most ~2,000 characters: a daily log states one thing a line, and each piece
-keeps its `[HH:MM] role:` lead; the index would also window a longer line, see
-core/index/lines.py, but at spaces, not at paragraph ends). Which session and turn
-a line belongs to is kept outside the indexed text (session ids such as
-"answer_..." must never reach the index). Indexed by the production
-SearchIndex; the question is the query.
+Input: a LongMemEval (S) file, one JSON object a line: `question_id`,
+`question_type`, `question`, `answer`, `question_date`, `haystack_session_ids`,
+`haystack_dates` ("2023/05/20 (Sat) 02:21"), `haystack_sessions` (a list of
+sessions, each a list of turns `{role, content, has_answer?}`) and
+`answer_session_ids` (the gold sessions). Ids ending in `_abs` are abstention
+questions (nothing to find) and are skipped.
 
-The question is asked on its `question_date` (search(today=...)), so times it
-names ("four weeks ago") count back from there. Scored: session
-recall_any@5/@10 (is any gold session among the sessions of the top-k hits),
-turn recall@10 (fraction of `has_answer` turns with a line in the top 10),
-search latency. Abstention questions (`_abs`) are skipped.
+Protocol: one workspace per question; each haystack date becomes a daily log
+memory/YYYY-MM-DD.md; each session in it a `## Conversation at HH:MM` section;
+each turn one or more lines `- [HH:MM] user: text` (a long turn is cut at
+paragraph ends into lines of at most ~2,000 characters: a daily log states one
+thing a line, and each piece keeps its `[HH:MM] role:` lead; the index would
+also window a longer line, see core/index/lines.py, but at spaces, not at
+paragraph ends). Which session and turn a line belongs to is kept outside the
+indexed text (session ids such as "answer_..." must never reach the index).
+Indexed by the production SearchIndex; the question is the query.
+
+Scored: session recall_any@5/@10 (is any gold session among the sessions of the
+top-k hits), turn recall@10 (fraction of `has_answer` turns with a line in the
+top 10), search latency.
 Last line: `longmemeval MODE recall_any@5=... recall_any@10=... turn_recall@10=... p95_ms=...`
 """
 from __future__ import annotations
@@ -59,12 +63,6 @@ def chunks(text: str, limit: int = CHUNK_CHARS) -> list[str]:
     if current:
         out.append(current)
     return out
-
-
-def question_day(item: dict) -> dt.date | None:
-    """The day the question is asked: "two weeks ago" in it counts back from there."""
-    match = _DATE.search(str(item.get("question_date") or ""))
-    return dt.date(int(match[1]), int(match[2]), int(match[3])) if match else None
 
 
 def write_question(item: dict, root: Path) -> dict[str, tuple[str, int]]:
@@ -115,7 +113,7 @@ def run(args) -> int:
         embed_s += waited
         try:
             t = time.perf_counter()
-            hits = index.search(str(item["question"]), k=10, mode=args.mode, today=question_day(item)).hits
+            hits = index.search(str(item["question"]), k=10, mode=args.mode).hits
             latencies.append((time.perf_counter() - t) * 1000)
         finally:
             index.close()

@@ -10,7 +10,7 @@ SearchIndex:
 
 --mode hybrid measures hybrid search instead, query embedding included. Its
 vectors must exist first: with --vectors model every line is embedded (hours
-at 100k lines on two cores); with --vectors synthetic (the default above 5,000
+at 100k lines on a CPU); with --vectors synthetic (the default above 5,000
 lines) each line's cached vector is a real MiniLM embedding of one of 2,000
 sample lines plus noise, written into the index's embedding cache, so the
 production worker fills hnswlib from the cache without the model. The query

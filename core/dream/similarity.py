@@ -1,6 +1,6 @@
 """How alike two facts are: embeddings when the embedder is available, words otherwise.
 
-Near-duplicates are bullets whose embeddings have cosine >= 0.95 (DESIGN.md §3), or
+Near-duplicates are bullets whose embeddings have cosine >= 0.95 (memory.near_duplicate_cosine), or
 the same text up to case, spacing and punctuation. Related bullets (shown to the
 model next to a new fact) are the few most similar ones above a floor. Word overlap
 also checks that text the model wrote is grounded in the facts it was given.

@@ -1,6 +1,6 @@
 """Chinese, Japanese and Korean text for an FTS5 index on SQLite 3.40.
 
-Why not the trigram tokenizer: on SQLite < 3.44 (this machine has 3.40.1) a
+Why not the trigram tokenizer: on SQLite < 3.44 (Debian 12 ships 3.40.1) a
 trigram table cannot match queries shorter than three characters, and a
 2-character LIKE on it silently returns no rows. Chinese words are mostly two
 characters, so that would lose the most common queries. Why not a dictionary

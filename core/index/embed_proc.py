@@ -35,10 +35,10 @@ import numpy as np
 from core.childproc import kill_and_reap, log_tail, parent_connection, start_child
 from core.index.embedder import EmbedderError, in_process_embedder, model_id_for
 
-START_TIMEOUT_S = 120.0     # torch's import and the model load, on a busy 2-core machine
+START_TIMEOUT_S = 120.0     # torch's import and the model load, with every core busy
 POLL_S = 0.5                # how often a silent wait checks that the child still lives
 URGENT_TEXTS = 4            # a request this small is a query: it goes ahead of bulk work
-CHUNK_TEXTS = 64            # bulk work goes in chunks this size (about 0.4 s of MiniLM on 2 cores)
+CHUNK_TEXTS = 64            # bulk work goes in chunks this size (a fraction of a second of MiniLM)
 _ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
@@ -98,7 +98,7 @@ class ProcessEmbedder:
     def __init__(self, model: str = "", *, nice: int = 10):
         self.model = model
         # Background embedding yields the CPU to the process it serves (a GUI's main thread,
-        # an agent's turn): on a 2-core machine the two compete for the same cores.
+        # an agent's turn): with few cores the two compete for the same ones.
         self.nice = nice
         self.name, self.model_id = model_id_for(model)
         self._dim = 0

@@ -161,9 +161,9 @@ class SentenceTransformerEmbedder(_LazyModel):
 
 
 def _limit_torch_threads() -> None:
-    """Half the cores at most (one on a 2-core machine).
+    """Half the cores (at least one, at most four).
 
-    Embedding runs beside the GUI, an agent and llama.cpp. Measured here with the
+    Embedding runs beside the GUI, an agent and llama.cpp. Measured with the
     cores busy: one query took 230 ms with 2 torch threads and 60 ms with 1
     (OpenMP threads spin-wait for a core), and a batch ran 2.5x faster.
     """

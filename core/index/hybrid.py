@@ -1,4 +1,4 @@
-"""Fusing keyword and vector results, sections, time, recency, near-duplicate collapse.
+"""Fusing keyword and vector results, sections, recency, near-duplicate collapse.
 
 Fusion is weighted reciprocal rank fusion: a line scores
     w_fts / (k0 + rank in keyword results) + w_vec / (k0 + rank in vector results)
@@ -41,15 +41,6 @@ lost recall@10 0.807 -> 0.717 when whole files were sections (its evidence is
 several lines of one session), so on LoCoMo these knobs change nothing
 (LoCoMo with these defaults: keyword 0.763, vector 0.569, hybrid 0.795).
 
-Time (time_boost, off): "four weeks ago", "a couple of days ago", "last
-weekend", "in March" are read against `today` (SearchIndex.search(today=...),
-the clock's date by default); candidates dated in that window gain time_boost
-of their score and the time phrase leaves the words searched. On the
-LongMemEval temporal questions it changed no recall_any@5 and lost one
-recall_any@10 (0.5 and 1.0 alike): the gold day holds many other sessions,
-and the misses there are misses of meaning (a "business milestone" that was
-"signed a contract with my first client"), not of date. Kept as a knob, off.
-
 Recency (optional, `search.recency_half_life_days` > 0): a line dated d days
 before the newest dated line keeps (1 - RECENCY_SHARE) + RECENCY_SHARE * 2^(-d/h)
 of its score; undated lines (MEMORY.md) are not penalised: curated memory is
@@ -62,8 +53,6 @@ page).
 """
 from __future__ import annotations
 
-import calendar
-import datetime as dt
 import heapq
 import re
 from dataclasses import dataclass
@@ -90,7 +79,6 @@ class Tuning:
     section_decay: float = 0.7          # score factor per hit already taken from its section (past the free ones)
     section_free: int = 1               # hits a section gives before section_decay starts
     request_words: bool = False         # keep "recommend", "tips", "remind" ... as keyword terms (fts.py)
-    time_boost: float = 0.0             # extra share of score for lines dated where the query points ("3 weeks ago")
 
 
 def fuse(fts: list[tuple[int, float]], vec: list[tuple[int, float]], tuning: Tuning) -> list[tuple[int, float, tuple[str, ...]]]:
@@ -186,77 +174,3 @@ def section_rerank(ranked: list[tuple[int, float]], section_of: dict[int, Hashab
         taken[key] = now + 1
     return out
 
-
-# ----- time named in the query ------------------------------------------------------------------
-_NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "a couple": 2, "a couple of": 2,
-           "couple of": 2, "few": 3, "a few": 3, "several": 3}
-_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
-_AGO = re.compile(r"\b(\d{1,3}|a couple of|a couple|couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine"
-                  r"|ten|eleven|twelve|few|several)\s+(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
-_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
-_IN_MONTH = re.compile(r"\b(?:in|during|since|of|last)\s+(" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
-_NAMED = re.compile(r"\b(yesterday|today|tonight|this morning|last night|last weekend|last week|last month|last year)\b",
-                    re.IGNORECASE)
-
-
-def find_time(query: str, today: dt.date) -> tuple[tuple[dt.date, dt.date], str] | None:
-    """The days a query points at ("two weeks ago", "last weekend", "in March"), relative to `today`.
-
-    A span N units back is fuzzy in speech ("four weeks ago" is rarely 28 days
-    to the day), so it gets a tolerance that grows with it: 1 + days // 4 on
-    each side. A month name means the latest such month up to today. None when
-    the query names no time. Also returns the query without the time phrase:
-    "four weeks ago" points at days, its words are not what the line says
-    (as keywords they found "a set of four" and "three weeks ago").
-    """
-    text = str(query)
-    found = _find_time(text, today)
-    if found is None:
-        return None
-    window, (start, end) = found
-    rest = " ".join((text[:start] + " " + text[end:]).split())
-    return window, rest if any(ch.isalnum() for ch in rest) else text   # "yesterday" alone: its words are all there is
-
-
-def _find_time(text: str, today: dt.date):
-    match = _AGO.search(text)
-    if match:
-        count = match.group(1).lower()
-        days = (int(count) if count.isdigit() else _NUMBER[count]) * _UNIT_DAYS[match.group(2).lower()]
-        centre, tolerance = today - dt.timedelta(days=days), 1 + days // 4
-        return (centre - dt.timedelta(days=tolerance), centre + dt.timedelta(days=tolerance)), match.span()
-    match = _NAMED.search(text)
-    if match:
-        return _named(match.group(1).lower(), today), match.span()
-    match = _IN_MONTH.search(text)
-    if match:
-        month = _MONTHS[match.group(1).lower()]
-        year = today.year if month <= today.month else today.year - 1
-        # the month's name stays in the query: lines carry their date as words (lines.py)
-        return (dt.date(year, month, 1), dt.date(year, month, calendar.monthrange(year, month)[1])), (0, 0)
-    return None
-
-
-def _named(named: str, today: dt.date) -> tuple[dt.date, dt.date]:
-    if named in ("today", "tonight", "this morning"):
-        return today, today
-    if named in ("yesterday", "last night"):
-        return today - dt.timedelta(days=1), today - dt.timedelta(days=1)
-    if named == "last weekend":
-        saturday = today - dt.timedelta(days=(today.weekday() - 5) % 7 or 7)
-        return saturday, saturday + dt.timedelta(days=1)
-    if named == "last week":
-        return today - dt.timedelta(days=11), today - dt.timedelta(days=3)
-    if named == "last month":
-        last = today.replace(day=1) - dt.timedelta(days=1)
-        return last.replace(day=1), last
-    return dt.date(today.year - 1, 1, 1), dt.date(today.year - 1, 12, 31)
-
-
-def time_rerank(ranked: list[tuple[int, float]], day_of: dict[int, int], window: tuple[dt.date, dt.date],
-                boost: float) -> list[tuple[int, float]]:
-    """Candidates dated inside `window` gain `boost` times their score; others keep theirs."""
-    low, high = window[0].toordinal(), window[1].toordinal()
-    out = [(i, s * (1 + boost) if low <= day_of.get(i, 0) <= high else s) for i, s in ranked]
-    return sorted(out, key=lambda item: -item[1])

@@ -306,7 +306,7 @@ def windows(body: str, size: int = WINDOW_CHARS, overlap: int = WINDOW_OVERLAP,
 def embed_text(body: str, lead: str, before: list[str]) -> str:
     """The line first (it matters most), then its date/heading and the line before, within MAX_EMBED.
 
-    Embedding cost grows with length (measured here, one core: 99 texts/s at 100
+    Embedding cost grows with length (measured on one core: 99 texts/s at 100
     characters, 28 at 400, 11 at 1,000), so a line's embedded text is bounded: a
     long line speaks for itself, a short one borrows its surroundings.
     """

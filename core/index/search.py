@@ -15,15 +15,13 @@ keyword results (`mode` says "fts") and status() names the problem.
 
 One hit per (path, line): a long line is indexed as several windows
 (lines.py) and shows as one hit, from its best window (text and snippet of
-that window). `search(..., today=date)` anchors the times a query names
-("two weeks ago"; hybrid.py) when Tuning.time_boost is on.
+that window).
 
 Snippets mark matched words with « and » (see fts.py).
 """
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -36,7 +34,7 @@ from core.config import SearchSettings
 from core.errors import CoreError
 from core.index import fts
 from core.index.db import HEADING_CONDITION, Database
-from core.index.hybrid import Tuning, collapse, find_time, fuse, recency_factor, section_rerank, time_rerank
+from core.index.hybrid import Tuning, collapse, fuse, recency_factor, section_rerank
 from core.index.lines import IndexOptions
 from core.index.sync import Progress, Syncer, SyncReport
 from core.index.worker import EmbeddingWorker
@@ -204,27 +202,23 @@ class SearchIndex:
         self.close()
 
     # ----- searching -----------------------------------------------------------------------------
-    def search(self, query: str, *, k: int = 10, mode: str | None = None,
-               today: dt.date | None = None) -> SearchResults:
-        """`today` anchors times the query names ("two weeks ago"); default: the clock's date."""
+    def search(self, query: str, *, k: int = 10, mode: str | None = None) -> SearchResults:
         mode = self._mode(mode)
         query = str(query if query is not None else "")
         k = max(1, min(int(k), MAX_K))
-        timed = find_time(query, today or dt.date.today()) if self.tuning.time_boost > 0 else None
-        window, asked = timed if timed else (None, query)   # "four weeks ago" left out of the words searched
-        parsed = fts.parse_query(asked, self.tuning.request_words)
+        parsed = fts.parse_query(query, self.tuning.request_words)
         want = max(self.tuning.candidates, k * 2)
         sections = self.tuning.section_boost > 0 or self.tuning.section_decay < 1
-        # A single list's own ranking needs no wide pool; re-ranking by section or time needs some
-        # room below the top k, not all `candidates` (keyword-only p95 at 100k lines 11.9 -> 11.2 ms CPU).
-        few = min(want, k * 5) if sections or window else k * 2
+        # A single list's own ranking needs no wide pool; re-ranking by section needs some room
+        # below the top k, not all `candidates` (keyword-only p95 at 100k lines 11.9 -> 11.2 ms CPU).
+        few = min(want, k * 5) if sections else k * 2
         keyword: list[tuple[int, float]] = []
         semantic: list[tuple[int, float]] = []
         if mode in ("fts", "hybrid"):
             keyword = fts.search(self.db.conn(), parsed, want if mode == "hybrid" else few,
                                  self.tuning.fts_context_weight)
         if mode in ("vector", "hybrid"):
-            vector = self._query_vector(asked)
+            vector = self._query_vector(query)
             if vector is None:
                 mode = "fts"
                 if not keyword:
@@ -236,10 +230,8 @@ class SearchIndex:
             ranked = [(i, s) for i, s, _ in fuse(keyword, semantic, self.tuning)]
         else:
             ranked = keyword if mode == "fts" else semantic
-        meta = self._meta([i for i, _ in ranked]) if (sections or window) and ranked else {}
-        if window:
-            ranked = time_rerank(ranked, {i: m[2] for i, m in meta.items()}, window, self.tuning.time_boost)
         if sections:
+            meta = self._meta([i for i, _ in ranked]) if ranked else {}
             ranked = section_rerank(ranked, self._sections(meta), self.tuning.section_boost,
                                     self.tuning.section_decay, self.tuning.section_free)
         hits = self._hits(ranked, parsed, k)
@@ -302,13 +294,13 @@ class SearchIndex:
                                   sources=tuple(sources.split()) if sources else ()))
         return hits
 
-    def _meta(self, ids: list[int]) -> dict[int, tuple[str, int, int]]:
-        """Row id -> (path, line, day) for candidates."""
+    def _meta(self, ids: list[int]) -> dict[int, tuple[str, int]]:
+        """Row id -> (path, line) for candidates."""
         marks = ",".join("?" * len(ids))
-        return {i: (path, line, day) for i, path, line, day in
-                self.db.conn().execute(f"SELECT id, path, line, day FROM lines WHERE id IN ({marks})", ids)}
+        return {i: (path, line) for i, path, line in
+                self.db.conn().execute(f"SELECT id, path, line FROM lines WHERE id IN ({marks})", ids)}
 
-    def _sections(self, meta: dict[int, tuple[str, int, int]]) -> dict[int, tuple[str, int]]:
+    def _sections(self, meta: dict[int, tuple[str, int]]) -> dict[int, tuple[str, int]]:
         """Row id -> (path, line of the `##`+ heading it sits under), for rows under one.
 
         Only explicit sections group lines (a daily log's `## Memory Flush — ...`
@@ -319,7 +311,7 @@ class SearchIndex:
         """
         conn = self.db.conn()
         by_path: dict[str, list[tuple[int, int]]] = {}
-        for row_id, (path, line, _day) in meta.items():
+        for row_id, (path, line) in meta.items():
             by_path.setdefault(path, []).append((line, row_id))
         out = {}
         for path, places in by_path.items():

@@ -1,4 +1,4 @@
-"""The workspace layout (DESIGN.md §2) and confinement of caller-given paths.
+"""The workspace layout (docs/architecture.md, "On disk") and confinement of caller-given paths.
 
 Every path that comes from a person, an agent, or a tool call goes through
 `confine()`: it is resolved (symlinks followed) and refused unless it stays

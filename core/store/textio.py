@@ -6,7 +6,6 @@ open, be searchable and be reported, never skipped silently or crash a view.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -30,9 +29,3 @@ def decode_lossy(data: bytes) -> DecodedText:
     original = data.count("\ufffd".encode("utf-8"))
     return DecodedText(text, max(1, text.count("\ufffd") - original), first)
 
-
-def read_text_lossy(path: Path) -> DecodedText:
-    data = path.read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]   # a BOM is not content
-    return decode_lossy(data)

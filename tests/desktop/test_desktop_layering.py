@@ -1,4 +1,4 @@
-"""The desktop talks to core only (DESIGN.md §1): never to models/ directly, whose catalog core re-exports."""
+"""The desktop talks to core only (docs/architecture.md, "Layers"): never to models/ directly, whose catalog core re-exports."""
 from __future__ import annotations
 
 from pathlib import Path

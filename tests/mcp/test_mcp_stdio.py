@@ -158,7 +158,7 @@ def assert_only_protocol(raw: bytes, minimum_responses: int) -> None:
 def test_a_thousand_mixed_calls_leave_only_protocol_bytes_on_stdout(tmp_path):
     """Even with a thread in the server printing to stdout the whole time (print, sys.stdout, fd 1, a child).
 
-    About 30 s on 2 cores: every write is fsynced and reindexed. The path-escape test checks the same
+    Slow (tens of seconds): every write is fsynced and reindexed. The path-escape test checks the same
     stdout property on a few dozen calls in the quick run.
     """
     ws = _demo(tmp_path)
