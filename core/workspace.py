@@ -26,7 +26,7 @@ from core.store.history import History, HistoryEntry
 from core.store.layout import create_layout, ensure_private_dirs
 from core.store.memory_md import Bullet, Source, parse_bullet, parse_document, set_flag, strip_comments
 from core.store.paths import WorkspacePaths, confine
-from core.store.private import write_config
+from core.store.private import proposal_file, write_config
 from core.store.recovery import RecoveryStore
 from core.store.sessions import JsonlRead, SessionCache, SessionInfo, list_sessions, read_jsonl
 from core.types import Changes, kind_of
@@ -224,6 +224,21 @@ class Workspace:
         """A file changed outside Reverie (the watcher saw it): bring the index up to date."""
         if self._index is not None:
             self._index.reindex_file(rel_path)
+
+    # ----- what the callers above the facade changed ------------------------------------------------
+    # core.dream and core.harness call this class, so their own writes (a proposal decided, a session
+    # ended) cannot return through it. These name what such a call changed in the Changes of every
+    # facade mutation, from the layout this class owns, so a front end publishes them the same way.
+    def proposal_changes(self, proposal_id: str = "") -> Changes:
+        """A proposal accepted or rejected: its record; with no id (a dream ran), every proposal."""
+        path = proposal_file(self.paths, proposal_id) if proposal_id else self.paths.proposals_dir
+        rel = self.relative(path) + ("" if proposal_id else "/")
+        return Changes(paths=(rel,), kinds=("proposal",))
+
+    def session_end_changes(self) -> Changes:
+        """An agent session ended: its log and the session cache, and the daily log its flush appended to."""
+        paths = (self.relative(self.paths.sessions_dir) + "/", self.relative(self.paths.memory_dir) + "/")
+        return Changes(paths=paths, kinds=("session", "daily"))
 
     # ----- internals -----------------------------------------------------------------------------
     def _changed(self, rel_path: str, **info: Any) -> Changes:

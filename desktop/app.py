@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     from desktop import theme
 
     from desktop.preload import open_after_preload
-    from desktop.tasks import TaskRunner
+    from desktop.tasks import TaskRunner, stop_all
 
     window = build_window(args)
     theme.follow_system(app, on_change=lambda: _rehighlight(window))
@@ -103,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return app.exec()
     finally:
-        startup.shutdown(5.0)
+        # The window stopped its own tasks on close; anything else still running (a thread, a runner
+        # outside the window) is cancelled and waited for before the interpreter exits.
+        stop_all()
         from core.index.embedding import close_process_embedders
 
         close_process_embedders()

@@ -2,9 +2,11 @@
 
 One controller per open workspace. It owns the task runner (every slow job), the
 watcher (outside changes), the scheduler (idle dreams and the maintenance tick),
-the idle monitor, the recovery store and the model client, and it fans every
-`Changes` value out to the views through one signal. Views never talk to the
-watcher or the scheduler; they ask the controller and listen to it.
+the idle monitor, the recovery store and the model client. Every change the app
+makes runs as an operation (`run_op`, desktop/operations.py), which fans its
+`Changes` out to the views through the one `changed` signal; nothing else emits
+it. Views never talk to the watcher or the scheduler; they ask the controller and
+listen to it.
 
 Everything here runs on the main thread except the task functions, which only
 touch core (never a widget) and hand their results back through the runner.
@@ -23,13 +25,14 @@ from core.errors import CoreError
 from core.types import Changes, kind_of
 from core.workspace import Workspace
 from desktop.llm_access import SharedModel
+from desktop.operations import Operations, Outcome
 from desktop.tasks import TaskHandle, TaskRunner
 
 INDEXED_KINDS = ("memory", "daily", "session", "progress")
 
 
 class WorkspaceController(QObject):
-    changed = Signal(object)          # Changes, from any mutation the app made
+    changed = Signal(object)          # Changes, from any operation of the app (emitted by run_op only)
     filesChanged = Signal(list)       # workspace-relative paths an outside writer changed (debounced)
     indexState = Signal(str)
     modelState = Signal(str)
@@ -55,6 +58,7 @@ class WorkspaceController(QObject):
             from core.dream import run_dream_in_child as dreamer
         self.dreamer = dreamer
         self.runner = runner or TaskRunner(parent=self)
+        self.ops = Operations(self.submit, self._publish, self.errorOccurred.emit)
         self.recovery = ws.recovery
         self.monitor = IdleMonitor(ws.paths, ws.settings.dream.idle_minutes, clock=clock)
         self.model = SharedModel(ws, llm_factory, on_state=self.modelState.emit)
@@ -129,8 +133,16 @@ class WorkspaceController(QObject):
             return None
         return self.runner.submit(fn, **callbacks)
 
-    def publish(self, changes: Changes) -> None:
-        if changes is not None and not changes.empty:
+    def run_op(self, fn, *, name: str, on_success=None, on_failed=None, on_progress=None) -> TaskHandle | None:
+        """Run a core call that changes the workspace; its Changes reach the views before `on_success`."""
+        return self.ops.run(fn, name=name, on_success=on_success, on_failed=on_failed, on_progress=on_progress)
+
+    def run_op_here(self, fn):
+        """The same on the main thread, for closing (operations.Operations.run_here)."""
+        return self.ops.run_here(fn)
+
+    def _publish(self, changes: Changes) -> None:   # the operations' one way out to the views
+        if not changes.empty and not self._closed:
             self.changed.emit(changes)
 
     def _outside_change(self, paths: list[str]) -> None:
@@ -161,16 +173,15 @@ class WorkspaceController(QObject):
                 ctx.progress(args[0] if len(args) == 1 else (args or kwargs))
             # In a child process: a build of 100,000 lines is seconds of pure Python, and on a thread
             # here it would hold the GIL the window needs (core/jobproc.py).
-            return self.ws.sync_index(progress, in_child=True, cancel=ctx.token)
+            summary = self.ws.sync_index(progress, in_child=True, cancel=ctx.token)
+            return Outcome(Changes(kinds=("index",)), summary)   # search results may differ now
 
         self.indexState.emit("index: updating…")
-        self.index_task = self.submit(job, name="index", on_finished=self._index_done,
-                                      on_failed=self._index_failed)
+        self.index_task = self.run_op(job, name="index", on_success=self._index_done, on_failed=self._index_failed)
         return self.index_task
 
-    def _index_done(self, _result) -> None:
+    def _index_done(self, _outcome) -> None:
         self.refresh_index_state()
-        self.publish(Changes(kinds=("index",)))
 
     def _index_failed(self, exc) -> None:
         from core.errors import ModelCancelled
@@ -215,10 +226,10 @@ class WorkspaceController(QObject):
             result = self.dreamer(ws, llm, progress=ctx.progress, cancel=ctx.token, should_stop=stop,
                                   now=dt.datetime.fromtimestamp(monitor.clock(), dt.timezone.utc))
             monitor.ignore_own_write("MEMORY.md")
-            return result
+            return Outcome(dream_changes(ws, result), result)
 
-        self.dream_task = self.submit(job, name="dream", on_progress=self.dreamEvent.emit,
-                                      on_finished=self._dream_done, on_failed=self._dream_failed)
+        self.dream_task = self.run_op(job, name="dream", on_progress=self.dreamEvent.emit,
+                                      on_success=self._dream_done, on_failed=self._dream_failed)
         self.dreamStarted.emit(reason)
         return self.dream_task
 
@@ -231,13 +242,14 @@ class WorkspaceController(QObject):
         def job(ctx):
             from core.dream import maintain
 
-            return maintain(ws, now=dt.datetime.fromtimestamp(monitor.clock(), dt.timezone.utc),
-                            llm_factory=model.client_or_none, monitor=monitor, cancel=ctx.token,
-                            progress=ctx.progress, dreamer=self.dreamer,
-                            reindex=lambda: ws.sync_index(in_child=True, cancel=ctx.token))
+            report = maintain(ws, now=dt.datetime.fromtimestamp(monitor.clock(), dt.timezone.utc),
+                              llm_factory=model.client_or_none, monitor=monitor, cancel=ctx.token,
+                              progress=ctx.progress, dreamer=self.dreamer,
+                              reindex=lambda: ws.sync_index(in_child=True, cancel=ctx.token))
+            return Outcome(dream_changes(ws, report), report)
 
-        self.dream_task = self.submit(job, name="maintenance", on_progress=self.dreamEvent.emit,
-                                      on_finished=self._dream_done, on_failed=self._dream_failed)
+        self.dream_task = self.run_op(job, name="maintenance", on_progress=self.dreamEvent.emit,
+                                      on_success=self._dream_done, on_failed=self._dream_failed)
         self.dreamStarted.emit("maintenance tick")
         return self.dream_task
 
@@ -250,18 +262,12 @@ class WorkspaceController(QObject):
         if self.scheduler is not None:
             self.scheduler.job_finished()
 
-    def _dream_done(self, result) -> None:
+    def _dream_done(self, outcome: Outcome) -> None:
         self._job_over()
-        paths, kinds = [".reverie/proposals/"], ["proposal"]
-        for rel in getattr(result, "archived", []) or []:
-            paths.append(rel)
-            kinds.append("daily")
-        dream = getattr(result, "dream", None) or result          # a maintenance tick may carry a dream
-        applied = getattr(dream, "applied", None)
-        if applied is not None and getattr(applied, "changes", None) is not None:
-            self.publish(applied.changes)
-            self.reindex(applied.changes.paths)   # written by the dream's own process: this index has not seen it
-        self.publish(Changes(paths=tuple(paths), kinds=tuple(dict.fromkeys(kinds))))
+        result = outcome.value
+        applied = _applied_changes(result)
+        if applied is not None:
+            self.reindex(applied.paths)   # written by the dream's own process: this index has not seen it
         self.dreamFinished.emit(result)
 
     def _dream_failed(self, exc) -> None:
@@ -273,20 +279,25 @@ class WorkspaceController(QObject):
         self.dreamFinished.emit(exc)
 
     # ----- settings and sessions -------------------------------------------------------------------
-    def apply_settings(self, settings) -> None:
-        """Save new settings (ConfigError from core when a value is bad) and let everything follow them."""
-        old = self.ws.settings
-        changes = self.ws.save_settings(settings)
-        if old.model != settings.model:
-            self.model.reset()
-        self.monitor.idle_seconds_needed = settings.dream.idle_minutes * 60.0
-        if self.scheduler is not None:
-            self.scheduler.poke()
-        self.publish(changes)
+    def apply_settings(self, settings, *, on_success=None, on_failed=None) -> TaskHandle | None:
+        """Save new settings (ConfigError from core when a value is bad) and let everything follow them.
 
-    def publish_session_end(self) -> None:
-        """The in-app agent ended its session: its log, today's daily log and the cache changed."""
-        self.publish(Changes(paths=("sessions/", "memory/"), kinds=("session", "daily")))
+        The app follows them (the model, the idle time, the schedule) before `on_success(settings)`."""
+        old, ws = self.ws.settings, self.ws
+
+        def done(_changes) -> None:
+            if old.model != settings.model:
+                self.model.reset()
+            self.monitor.idle_seconds_needed = settings.dream.idle_minutes * 60.0
+            if self.scheduler is not None:
+                self.scheduler.poke()
+            if on_success is not None:
+                on_success(settings)
+        return self.run_op(lambda ctx: ws.save_settings(settings), name="save settings", on_success=done,
+                           on_failed=on_failed)
+
+    def note_session_ended(self) -> None:
+        """The in-app agent ended its session: it counts toward the dream gates, so look at them now."""
         if self.scheduler is not None:
             self.scheduler.poke()
 
@@ -302,6 +313,25 @@ class WorkspaceController(QObject):
 
             record_agent_turn(paths, when)
         self.submit(job, name="agent-turn", on_failed=lambda exc: None)
+
+
+def _applied_changes(result) -> Changes | None:
+    """What a dream that applied its proposal wrote into MEMORY.md (a maintenance tick may carry a dream)."""
+    dream = getattr(result, "dream", None) or result
+    changes = getattr(getattr(dream, "applied", None), "changes", None)
+    return changes if isinstance(changes, Changes) else None
+
+
+def dream_changes(ws: Workspace, result) -> Changes:
+    """Everything a dream or a maintenance tick changed: proposals, MEMORY.md if applied, archived logs."""
+    changes = ws.proposal_changes()
+    applied = _applied_changes(result)
+    if applied is not None:
+        changes = applied | changes
+    archived = tuple(getattr(result, "archived", None) or ())
+    if archived:
+        changes = changes | Changes(paths=archived, kinds=("daily",))
+    return changes
 
 
 def _field(value, name: str, default=None):

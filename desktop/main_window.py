@@ -5,10 +5,14 @@ WorkspaceController and routes everything: a sidebar click or a link opens the r
 view at its line; every `Changes` the app made and every outside file change goes
 to the views that show those paths (each decides itself: reload, merge, or offer a
 choice), and to the sidebar. Window, dock and splitter state are kept in QSettings.
+Closing the window closes the workspace and then stops every task still running on a
+runner of the window's (the start-up preload), waiting a bounded time for each to reach
+its cancellation point, so the app never exits with a worker in the middle of a write.
 """
 from __future__ import annotations
 
 import gc
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -21,6 +25,7 @@ from core.errors import CoreError
 from core.types import kind_of
 from desktop.sidebar import Sidebar, scan
 from desktop.status_bar import StatusBar
+from desktop.tasks import QUIT_WAIT_S, stop_all
 
 START_AFTER_MS = 1500      # the background machinery starts by then even if the first view never loads
 START_AFTER_LOAD_MS = 250  # ... and this long after it loaded: its first paint and the sidebar's come first
@@ -283,6 +288,9 @@ class MainWindow(QMainWindow):
             return
         if not had_workspace:
             self.save_state()
+        left = stop_all(QUIT_WAIT_S, owner=self)
+        if left:
+            print(f"reverie: quitting while still running: {', '.join(left)}", file=sys.stderr)
         event.accept()
 
     # ----- the sidebar --------------------------------------------------------------------------------

@@ -240,8 +240,7 @@ class SettingsDialog(QDialog):
             self.bar.show_message(f"Not saved: {exc}", "error")
             return None
         if settings.model == self.settings.model:
-            self._store(settings)
-            return None
+            return self._store(settings)
         model = settings.model
 
         def job(_ctx):
@@ -256,12 +255,10 @@ class SettingsDialog(QDialog):
         return self.controller.submit(job, name="check model", on_finished=lambda _r: self._store(settings),
                                       on_failed=lambda exc: self.bar.show_message(f"Not saved: {exc}", "error"))
 
-    def _store(self, settings) -> None:
-        try:
-            self.controller.apply_settings(settings)
-        except CoreError as exc:
-            self.bar.show_message(f"Not saved: {exc}", "error")
-            return
-        self.bar.clear()
-        self.saved.emit(settings)
-        self.accept()
+    def _store(self, settings):
+        def done(_settings) -> None:
+            self.bar.clear()
+            self.saved.emit(settings)
+            self.accept()
+        return self.controller.apply_settings(settings, on_success=done,
+                                              on_failed=lambda exc: self.bar.show_message(f"Not saved: {exc}", "error"))

@@ -12,18 +12,25 @@ Widgets are therefore only ever touched from the main thread.
 
 `shutdown()` cancels everything, waits for the pool, and drops any result still
 queued, so quitting during a job never calls back into a window being destroyed.
+
+Every runner, and every QThread the app starts, is registered here so that quitting
+can reach them all: `stop_all()` (the main window on close, the app on exit) cancels
+each task, stops each thread, and waits a bounded time for them, so the process does
+not exit, and kill a worker thread, in the middle of a write.
 """
 from __future__ import annotations
 
 import itertools
 import sys
 import threading
+import time
 import traceback
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, Signal, Slot
+from shiboken6 import isValid
 
 from core.cancel import CancelToken, Cancelled, JobContext
 
@@ -32,18 +39,67 @@ _RUNNERS: "weakref.WeakSet[TaskRunner]" = weakref.WeakSet()
 _THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()
 
 
+QUIT_WAIT_S = 3.0   # how long quitting waits for cancelled work to reach its next cancellation point
+
+
 def register_thread(thread: QThread) -> QThread:
-    """Every QThread the app starts is registered, so tests can check none is left running."""
+    """Every QThread the app starts is registered, so that quitting stops it (`stop_all`)."""
     _THREADS.add(thread)
     return thread
 
 
-def running_threads() -> list[QThread]:
-    return [t for t in list(_THREADS) if t.isRunning()]
+def _within(obj: QObject, owner: QObject | None) -> bool:
+    """Whether `obj` is alive and `owner` or one of its descendants (any live one, without an owner).
+
+    A runner whose Qt side is gone (deleted with its parent) has no pool left that could run anything."""
+    if not isValid(obj):
+        return False
+    while owner is not None and obj is not None:
+        if obj is owner:
+            return True
+        obj = obj.parent()
+    return owner is None
 
 
-def busy_runners() -> list["TaskRunner"]:
-    return [r for r in list(_RUNNERS) if r.active()]
+def running_threads(owner: QObject | None = None) -> list[QThread]:
+    """Registered threads (of `owner`'s, or all) still running: the ones quitting stops."""
+    return [t for t in list(_THREADS) if t.isRunning() and _within(t, owner)]
+
+
+def busy_runners(owner: QObject | None = None) -> list["TaskRunner"]:
+    """Runners (of `owner`'s, or all) with a task function still executing: what quitting had to leave."""
+    return [r for r in list(_RUNNERS) if _within(r, owner) and r.active()]
+
+
+def stop_all(timeout_s: float = QUIT_WAIT_S, owner: QObject | None = None) -> list[str]:
+    """Quitting: cancel every task and stop every registered thread (of `owner`'s, or all), then wait for
+    them, `timeout_s` in all. Returns what was still running at the deadline (empty when all stopped).
+
+    Work is cancelled everywhere first and then waited for, so the tasks of several runners reach
+    their cancellation points side by side, not one runner after another. A task that ignores
+    cancellation (a model load cannot be interrupted) is given up on at the deadline, so quitting
+    never hangs on it; it is named so the app can say what was left.
+    """
+    deadline = time.monotonic() + timeout_s
+    runners = [r for r in list(_RUNNERS) if not r.closed and _within(r, owner)]
+    threads = running_threads(owner)
+    for runner in runners:
+        runner.cancel_all("the app is quitting")
+        runner.pool.clear()                      # tasks still queued never start
+    for thread in threads:
+        thread.requestInterruption()
+        thread.quit()
+    for runner in runners:
+        runner.wait(_left_s(deadline))
+    left = [f"task {h.name!r}" for runner in busy_runners(owner) for h in runner.active()]
+    left += [f"thread {t.objectName() or 'unnamed'}" for t in threads if not t.wait(int(_left_s(deadline) * 1000))]
+    for runner in runners:
+        runner.shutdown(0)                       # whatever is still queued for the main thread is dropped
+    return left
+
+
+def _left_s(deadline: float) -> float:
+    return max(0.0, deadline - time.monotonic())
 
 
 class TaskContext(JobContext):
@@ -200,7 +256,7 @@ class TaskRunner(QObject):
             handle.cancel(reason)
 
     def wait(self, timeout_s: float) -> bool:
-        """Block until every task function returned (tests and shutdown only)."""
+        """Block until every task function returned (shutting down; a test waiting for its tasks)."""
         return self.pool.waitForDone(int(timeout_s * 1000))
 
     def shutdown(self, timeout_s: float = 10.0) -> bool:

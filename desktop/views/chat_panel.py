@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QText
 
 from core.errors import ModelCancelled
 from desktop import theme
+from desktop.operations import Outcome
 
 
 class ChatPanel(QWidget):
@@ -136,18 +137,21 @@ class ChatPanel(QWidget):
         if agent is None or self.busy:
             return None
         self._set_busy(True, "ending the session (flush, offload)…")
+        ws = self.controller.ws
 
         def job(ctx):
             agent.cancel = agent.compactor.cancel = agent.flusher.cancel = ctx.token
-            return agent.end_session()
+            # Its log, the session cache and today's daily log (the flush) changed: the operation tells the views.
+            return Outcome(ws.session_end_changes(), agent.end_session())
 
-        def done(result) -> None:
+        def done(outcome: Outcome) -> None:
+            result = outcome.value
             self.agent = None
             self._set_busy(False, "session ended")
             self._append("harness", f"session ended: {result.summary[:300]}", small=True)
-            self.controller.publish_session_end()
+            self.controller.note_session_ended()
             self.sessionEnded.emit(result)
-        self.turn = self.controller.submit(job, name="end session", on_finished=done, on_failed=self._failed)
+        self.turn = self.controller.run_op(job, name="end session", on_success=done, on_failed=self._failed)
         return self.turn
 
     # ----- closing ---------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """The base of every editable view (MEMORY.md, daily logs, checkpoints): load, save, conflicts, recovery.
 
 - Loading and saving run on the task pool; the editor is read-only while a save is on its way.
+  A save, an undo and a restore are operations (`controller.run_op`): the Changes they
+  return reach the other views on their own.
 - A save is the store's compare-and-swap on the hash the buffer started from, with
   that text as `base_text`: an outside append made meanwhile is merged by the store
   and comes back into the buffer.
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit,
 
 from core.errors import ConflictError, CoreError
 from core.workspace import Snapshot
+from desktop.operations import Outcome
 from desktop.views.bars import MessageBar
 
 
@@ -202,11 +205,11 @@ class DocumentEditor(QWidget):
 
         def job(_ctx):
             changes = ws.write_document(rel, text, base.hash, reason=reason, base_text=base.text)
-            return changes, ws.read(rel)
-        return self.controller.submit(job, name=f"save {rel}", on_finished=self._saved, on_failed=self._save_failed)
+            return Outcome(changes, ws.read(rel))
+        return self.controller.run_op(job, name=f"save {rel}", on_success=self._saved, on_failed=self._save_failed)
 
-    def _saved(self, result) -> None:
-        changes, snapshot = result
+    def _saved(self, outcome: Outcome) -> None:
+        changes, snapshot = outcome.changes, outcome.value
         self.saving = False
         self.editor.setReadOnly(False)
         merged = changes.info.get("merged_append", "")
@@ -218,7 +221,6 @@ class DocumentEditor(QWidget):
                                      f"after your text.", "info")
         else:
             self.notice.show_message(f"Saved {self.rel}.", "info")
-        self.controller.publish(changes)
         self.saved.emit(changes)
 
     def save_blocking(self) -> bool:
@@ -230,15 +232,15 @@ class DocumentEditor(QWidget):
         if problems:
             self.bar.show_message("Not saved: " + "; ".join(problems), "error")
             return False
+        ws, rel, base, reason = self.ws, self.rel, self.base, self.save_reason
         try:
-            changes = self.ws.write_document(self.rel, text, self.base.hash, reason=self.save_reason,
-                                             base_text=self.base.text)
+            self.controller.run_op_here(lambda: ws.write_document(rel, text, base.hash, reason=reason,
+                                                                  base_text=base.text))
         except CoreError as exc:
             self.bar.show_message(f"Not saved: {exc}", "error")
             return False
         self.editor.document().setModified(False)
         self.controller.recovery.discard(self.rel)
-        self.controller.publish(changes)
         return True
 
     def _save_failed(self, exc) -> None:
@@ -336,16 +338,15 @@ class DocumentEditor(QWidget):
 
         def job(_ctx):
             changes = ws.undo(rel)
-            return changes, ws.read(rel)
+            return Outcome(changes, ws.read(rel))
 
-        def done(result) -> None:
-            changes, snapshot = result
+        def done(outcome: Outcome) -> None:
+            snapshot = outcome.value
             self._set_text(snapshot.text, undoable=True)
             self._adopt(snapshot)
             self.notice.show_message("The last change was undone (the undo is itself in history).", "info")
-            self.controller.publish(changes)
-            self.saved.emit(changes)
-        self.controller.submit(job, name=f"undo {rel}", on_finished=done,
+            self.saved.emit(outcome.changes)
+        self.controller.run_op(job, name=f"undo {rel}", on_success=done,
                                on_failed=lambda exc: self.notice.show_message(f"Nothing undone: {exc}", "warning"))
 
     def show_history(self) -> None:
@@ -357,8 +358,7 @@ class DocumentEditor(QWidget):
         self.history_dialog.restored.connect(self._restored)
         self.history_dialog.show()
 
-    def _restored(self, changes) -> None:
-        self.controller.publish(changes)
+    def _restored(self, changes) -> None:      # the history dialog's restore operation published them
         self.saved.emit(changes)
         if not self.dirty:
             self.check_disk()

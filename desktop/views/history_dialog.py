@@ -99,6 +99,6 @@ class HistoryDialog(QDialog):
             self.bar.show_message(f"Restored the version from {entry.time[:19]} (undo puts the other back).", "info")
             self.restored.emit(changes)
             self.refresh()
-        self.controller.submit(lambda ctx: ws.restore(rel, entry.id, expected), name="restore",
-                               on_finished=done, on_failed=lambda e: self.bar.show_message(f"Not restored: {e}",
+        self.controller.run_op(lambda ctx: ws.restore(rel, entry.id, expected), name="restore",
+                               on_success=done, on_failed=lambda e: self.bar.show_message(f"Not restored: {e}",
                                                                                           "error"))

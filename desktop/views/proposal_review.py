@@ -2,8 +2,9 @@
 the reason and sources of every change, accept or reject all or the checked hunks.
 
 Accepting goes through core's `apply_proposal` (compare-and-swap, rebase over an
-append, held when MEMORY.md changed where the proposal edits it), on a task; the
-`Changes` it returns go to the controller, so an open MEMORY.md editor updates.
+append, held when MEMORY.md changed where the proposal edits it), rejecting through
+`reject_proposal`, each as an operation (`controller.run_op`): what it changed
+reaches every view (an open MEMORY.md editor, the list of proposals) on its own.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QTreeWidget, QTreeWidgetItem, QWidget
 
 from core.workspace import Source
+from desktop.operations import Outcome
 from desktop.views.bars import MessageBar
 from desktop.views.diff_view import DiffView
 from desktop.views.layout import splitter, title_label, titled_column
@@ -198,10 +200,11 @@ class ProposalReview(QWidget):
         def job(_ctx):
             from core.dream import apply_proposal
 
-            return apply_proposal(ws, pid, hunk_ids=hunks, reviewed=True)
+            result = apply_proposal(ws, pid, hunk_ids=hunks, reviewed=True)
+            return Outcome(result.changes | ws.proposal_changes(pid), result)   # MEMORY.md and the decision
 
-        def done(result) -> None:
-            self.controller.publish(result.changes)
+        def done(outcome) -> None:
+            result = outcome.value
             self.show_proposal(result.proposal)
             how = {"append": " (rebased over an outside append)", "replay": " (replayed onto the current file)"}
             if result.wrote:
@@ -212,7 +215,7 @@ class ProposalReview(QWidget):
                                       "info")
             self.decided.emit(result.proposal)
         self._set_enabled(False)
-        return self.controller.submit(job, name="apply proposal", on_finished=done, on_failed=self._failed)
+        return self.controller.run_op(job, name="apply proposal", on_success=done, on_failed=self._failed)
 
     def reject(self, *, all_changes: bool):
         if self.proposal is None:
@@ -226,14 +229,15 @@ class ProposalReview(QWidget):
         def job(_ctx):
             from core.dream import reject_proposal
 
-            return reject_proposal(ws, pid, hunk_ids=hunks)
+            return Outcome(ws.proposal_changes(pid), reject_proposal(ws, pid, hunk_ids=hunks))
 
-        def done(proposal) -> None:
+        def done(outcome) -> None:
+            proposal = outcome.value
             self.show_proposal(proposal)
             self.bar.show_message("Rejected; MEMORY.md is unchanged.", "info")
             self.decided.emit(proposal)
         self._set_enabled(False)
-        return self.controller.submit(job, name="reject proposal", on_finished=done, on_failed=self._failed)
+        return self.controller.run_op(job, name="reject proposal", on_success=done, on_failed=self._failed)
 
     def _failed(self, exc) -> None:
         self.bar.show_message(str(exc), "error")
@@ -255,10 +259,9 @@ class ProposalReview(QWidget):
     def undo_last(self):
         ws = self.controller.ws
 
-        def done(changes) -> None:
-            self.controller.publish(changes)
+        def done(_changes) -> None:
             self.bar.show_message("MEMORY.md is back to the version before the last change.", "info")
             self.undone.emit()
-        return self.controller.submit(lambda ctx: ws.undo("MEMORY.md"), name="undo MEMORY.md", on_finished=done,
+        return self.controller.run_op(lambda ctx: ws.undo("MEMORY.md"), name="undo MEMORY.md", on_success=done,
                                       on_failed=lambda exc: self.bar.show_message(f"Nothing undone: {exc}",
                                                                                   "warning"))

@@ -12,7 +12,7 @@ from desktop.settings_dialog import SettingsDialog
 from desktop.views.chat_panel import ChatPanel
 from desktop.watcher import WorkspaceWatcher, relevant
 
-from tests.support.fakes import ScriptedLLM
+from tests.support.fakes import ScriptedLLM, session_llm
 from tests.support.qt_views import discard_edits
 from tests.support.blocking_llm import BlockingLLM
 
@@ -142,23 +142,6 @@ def test_which_paths_the_views_care_about():
     assert not relevant(os.path.join("..", "outside"))
 
 
-def _scripted_session_llm(threads: list[str]):
-    """Answers the chat turn, the flush and the summary; records which thread each request came from."""
-    import threading
-
-    from core.harness.flush import FLUSH_REQUEST
-
-    def reply(messages):
-        threads.append(threading.current_thread().name)
-        if messages[0]["content"].startswith("You summarise"):
-            return json.dumps({"intent": "learn Maya's drink", "achieved": ["found Maya drinks tea"], "pending": [],
-                               "decisions": [], "artifacts": [], "failed_attempts": [], "next_steps": []})
-        if messages[-1]["content"].endswith(FLUSH_REQUEST):
-            return "- Maya drinks green tea in the afternoon"
-        return json.dumps({"tool": "answer", "input": "Maya drinks tea."})
-    return ScriptedLLM(reply)
-
-
 def test_quitting_with_an_open_chat_session_ends_it(qtbot, demo_workspace):
     """Closing the window while the chat holds an unfinished session writes its flush and summary
     (sessions/cache.jsonl, the dream gates' session count), off the main thread, before the workspace closes."""
@@ -174,7 +157,7 @@ def test_quitting_with_an_open_chat_session_ends_it(qtbot, demo_workspace):
     cache_before = len(demo_workspace.session_cache.read().objects)
     demo_workspace.close()
     threads: list[str] = []
-    llm = _scripted_session_llm(threads)
+    llm = session_llm(threads)
     win = MainWindow(QSettings(), controller_options={"schedule": False, "watch": False, "index": False,
                                                       "llm_factory": lambda _ws: llm})
     win.show()

@@ -1,15 +1,16 @@
-"""The background-task helper: results on the main thread, progress, failures, cancel, shutdown."""
+"""The background-task helper: results on the main thread, progress, failures, cancel, shutdown, and quitting
+(every runner and registered thread of a window cancelled and waited for when it closes)."""
 from __future__ import annotations
 
 import threading
 import time
 
 import pytest
-from PySide6.QtCore import QThread
+from PySide6.QtCore import QObject, QThread
 
 from core.cancel import Cancelled
 from core.errors import CoreError
-from desktop.tasks import TaskRunner
+from desktop.tasks import TaskRunner, register_thread, stop_all
 
 
 @pytest.fixture
@@ -99,3 +100,69 @@ def test_shutdown_cancels_waits_and_drops_late_results(qtbot, qapp):
     assert delivered == [] and not runner.active()
     with pytest.raises(RuntimeError):
         runner.submit(lambda ctx: None)
+
+
+def test_closing_the_window_cancels_a_running_task_and_waits_for_it(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from desktop.main_window import MainWindow
+
+    win = MainWindow(QSettings())
+    win.show()
+    runner = TaskRunner(max_threads=1, parent=win)       # as the app's start-up runner is
+    target = tmp_path / "steps.txt"
+    started, returned, delivered = threading.Event(), threading.Event(), []
+
+    def job(ctx):
+        started.set()
+        try:
+            for step in range(100_000):
+                with open(target, "a", encoding="utf-8") as handle:
+                    handle.write(f"step {step} written whole\n")
+                ctx.progress(step)                          # the cancellation point between two writes
+        finally:
+            returned.set()
+    runner.submit(job, name="write steps", on_finished=delivered.append, on_failed=delivered.append)
+    assert started.wait(10)
+    assert win.close()
+    assert returned.is_set()                                # the close waited for the function to return
+    assert runner.closed and not runner.active()
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert 0 < len(lines) < 100_000 and all(line.endswith("written whole") for line in lines)
+    qtbot.wait(50)
+    assert delivered == []                                  # nothing calls back into the closed window
+    win.deleteLater()
+
+
+def test_stopping_gives_up_on_a_task_that_ignores_cancel_and_names_it(qtbot):
+    owner = QObject()
+    runner = TaskRunner(parent=owner)
+    entered, release = threading.Event(), threading.Event()
+    runner.submit(lambda ctx: (entered.set(), release.wait(30)), name="model load")
+    assert entered.wait(10)
+    try:
+        assert stop_all(0.2, owner=owner) == ["task 'model load'"]
+        assert runner.closed
+    finally:
+        release.set()
+        assert runner.wait(10)
+
+
+def test_stopping_one_window_leaves_other_runners_and_threads_alone(qtbot):
+    mine, other = QObject(), QObject()
+    my_runner, other_runner = TaskRunner(parent=mine), TaskRunner(parent=other)
+    my_thread = register_thread(QThread(mine))
+    other_thread = register_thread(QThread(other))
+    my_thread.start()
+    other_thread.start()
+    try:
+        assert stop_all(5, owner=mine) == []
+        assert my_runner.closed and not my_thread.isRunning()
+        assert not other_runner.closed and other_thread.isRunning()
+        got = []
+        other_runner.submit(lambda ctx: "still works", on_finished=got.append)
+        qtbot.waitUntil(lambda: bool(got), timeout=5_000)
+    finally:
+        other_thread.quit()
+        assert other_thread.wait(5000)
+        assert other_runner.shutdown(5)

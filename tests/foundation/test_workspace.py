@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from core.errors import ConflictError, NotFoundError, WorkspaceError
+from core.errors import ConflictError, NotFoundError, PathEscapeError, WorkspaceError
 from core.store.hashing import file_hash
 from core.workspace import Workspace
 
@@ -132,3 +132,14 @@ def test_history_survives_in_files(workspace):
     [entry] = reopened.history_entries("MEMORY.md")
     assert reopened.history.snapshot(entry).decode() == snap.text
     assert file_hash(workspace.root / "MEMORY.md") == entry.hash_after
+
+
+def test_changes_made_above_the_facade_are_named_from_its_layout(workspace):
+    """A proposal decided or a session ended (core.dream, core.harness) is described in the facade's Changes."""
+    decided = workspace.proposal_changes("d-20260101-0001")
+    assert decided.paths == (".reverie/proposals/d-20260101-0001.json",) and decided.kinds == ("proposal",)
+    assert workspace.proposal_changes().paths == (".reverie/proposals/",)
+    with pytest.raises(PathEscapeError):
+        workspace.proposal_changes("../MEMORY")            # an id is never a path out of the folder
+    ended = workspace.session_end_changes()
+    assert set(ended.paths) == {"sessions/", "memory/"} and set(ended.kinds) == {"session", "daily"}

@@ -6,6 +6,7 @@ in a unit test also has a test with a real GGUF model.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Callable
 
 from core.cancel import CancelToken
@@ -58,3 +59,21 @@ class ScriptedLLM:
 
     def close(self) -> None:
         pass
+
+
+def session_llm(threads: list[str] | None = None) -> ScriptedLLM:
+    """A chat session: answers a turn ("Maya drinks tea."), the flush and the summary of its end.
+
+    `threads` records the name of the thread each request came from."""
+    from core.harness.flush import FLUSH_REQUEST
+
+    def reply(messages):
+        if threads is not None:
+            threads.append(threading.current_thread().name)
+        if messages[0]["content"].startswith("You summarise"):
+            return json.dumps({"intent": "learn Maya's drink", "achieved": ["found Maya drinks tea"], "pending": [],
+                               "decisions": [], "artifacts": [], "failed_attempts": [], "next_steps": []})
+        if messages[-1]["content"].endswith(FLUSH_REQUEST):
+            return "- Maya drinks green tea in the afternoon"
+        return json.dumps({"tool": "answer", "input": "Maya drinks tea."})
+    return ScriptedLLM(reply)
