@@ -73,8 +73,9 @@ _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[。！？；\n]")
 _GAP_CHARS = 90          # a value is told within a clause of its word
 _NEAR_CHARS = 80         # a random token counts as near a word within this distance
 
-# A value: one run without spaces, quotes or CJK punctuation.
-_VALUE = re.compile(r"[\"'`“‘«<(]?(?P<v>[^\s\"'`“”‘’«»<>()\[\]{}，。、；：！？]+)")
+# A value: one run without spaces, quotes, backslashes or CJK punctuation (so a value inside a JSON
+# string, `\"Hunter22!\"`, is the value alone and its redaction leaves the JSON valid).
+_VALUE = re.compile(r"\\?[\"'`“‘«<(]?(?P<v>[^\s\"'`“”‘’«»<>()\[\]{}，。、；：！？\\]+)")
 _TOKEN = re.compile(r"[A-Za-z0-9_\-+/=.~!#$%^&*]+")
 _TRAIL = ".,;:?)]}\"'"
 # Between a user name and its password: "user / pass", "user, password pass", "user pw: pass".
@@ -402,14 +403,17 @@ def holds_secret(text: str) -> bool:
 
 def redact(text: str) -> str:
     """`text` with each secret value replaced by `[redacted <kind>]`; redacting again changes nothing."""
+    return redact_count(text)[0]
+
+
+def redact_count(text: str) -> tuple[str, int]:
+    """(the redacted text, how many secret values it replaced)."""
+    count = 0
     for _round in range(4):   # a value that hid behind another (user / password) shows after the first
         hits = find_secrets(text)
         if not hits:
             break
+        count += len(hits)
         for hit in reversed(hits):
             text = text[:hit.start] + REDACTED.format(kind=hit.kind) + text[hit.end:]
-    return text
-
-
-def count_secrets(text: str) -> int:
-    return len(find_secrets(text))
+    return text, count
