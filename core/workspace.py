@@ -28,6 +28,7 @@ from core.store.memory_md import Bullet, Source, parse_bullet, parse_document, s
 from core.store.paths import WorkspacePaths, confine
 from core.store.private import proposal_file, write_config
 from core.store.recovery import RecoveryStore
+from core.store.secret_files import SecretFinding, findings_in, redact_files, secret_files
 from core.store.sessions import JsonlRead, SessionCache, SessionInfo, list_sessions, read_jsonl
 from core.types import Changes, kind_of
 
@@ -36,7 +37,7 @@ from core.types import Changes, kind_of
 # checkpoint). Front ends import them from here, never from core.store.
 __all__ = ["Workspace", "MEMORY_TEMPLATE", "Changes", "Snapshot", "HistoryEntry", "JsonlRead", "Bullet", "Source",
            "parse_bullet", "parse_document", "set_flag", "strip_comments", "validate_checkpoint", "FLUSH_HEADING",
-           "HANDOFF_FIELDS", "HANDOFF_LIST_FIELDS", "file_hash", "WorkspacePaths"]
+           "HANDOFF_FIELDS", "HANDOFF_LIST_FIELDS", "file_hash", "WorkspacePaths", "SecretFinding"]
 
 MEMORY_TEMPLATE = """# MEMORY
 
@@ -64,6 +65,9 @@ class Workspace:
         self.recovery = RecoveryStore(self.paths)      # unsaved edits of an editor, kept until saved
         self._index = None
         self._index_lock = threading.Lock()
+        # rel path -> ((size, mtime_ns), findings): the app asks again on every change it sees
+        self._secret_cache: dict[str, tuple[tuple[int, int], list[SecretFinding]]] = {}
+        self._secret_lock = threading.Lock()
 
     # ----- opening -------------------------------------------------------------------------
     @classmethod
@@ -157,11 +161,13 @@ class Workspace:
 
     # ----- daily logs (append-only) ----------------------------------------------------------
     def append_daily(self, text: str, *, day: dt.date | None = None, bullets: bool = True) -> Changes:
+        """Append to a day's log; secret values are redacted first (info: lines, redacted count, text)."""
         body = as_bullets(text) if bullets else text
         if not body.strip():
             return Changes()
         appended: Appended = append_to_daily(self.paths, body, day)
-        return self._changed(self.relative(appended.path), lines=(appended.first_line, appended.last_line))
+        return self._changed(self.relative(appended.path), lines=(appended.first_line, appended.last_line),
+                             redacted=appended.redacted, text=appended.text)
 
     def daily_logs(self, include_archive: bool = True) -> list[DailyLog]:
         return list_daily_logs(self.paths, include_archive)
@@ -197,6 +203,46 @@ class Workspace:
 
     def handoffs(self) -> list[dict[str, Any]]:
         return handoff_store.list_handoffs(self.paths)
+
+    # ----- secrets -------------------------------------------------------------------------------
+    def find_secrets(self, paths: list[str] | None = None) -> list[SecretFinding]:
+        """Where a pasted secret sits (path, line, kind; never the value) in the files agents, dreams and
+        prompts read: MEMORY.md, progress.md, daily logs, sessions, checkpoints, hand-offs (or just `paths`)."""
+        out: list[SecretFinding] = []
+        for rel in self._secret_scope(paths):
+            out.extend(self._secret_findings(rel))
+        return out
+
+    def redact_secrets(self, paths: list[str] | None = None) -> Changes:
+        """Rewrite the files that hold a secret with each value as `[redacted <kind>]` (CAS + history).
+        info: `redacted` (values replaced) and `skipped` (path -> why a file was left as it is)."""
+        rels = list(dict.fromkeys(f.path for f in self.find_secrets(paths)))
+        result = redact_files(self.paths, self.documents, rels)
+        changes = Changes(info={"redacted": result.redacted, "skipped": dict(result.skipped)})
+        for rel in result.paths:
+            changes = changes | self._changed(rel)
+        return changes
+
+    def _secret_scope(self, paths: list[str] | None) -> list[str]:
+        if paths is None:
+            return [self.relative(p) for p in secret_files(self.paths)]
+        return [self.relative(self.resolve(p)) for p in paths if self.resolve(p).is_file()]
+
+    def _secret_findings(self, rel: str) -> list[SecretFinding]:
+        path = self.resolve(rel)
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return []
+        key = (stat.st_size, stat.st_mtime_ns)
+        with self._secret_lock:
+            cached = self._secret_cache.get(rel)
+        if cached and cached[0] == key:
+            return list(cached[1])
+        findings = findings_in(rel, self.read(rel).text)
+        with self._secret_lock:
+            self._secret_cache[rel] = (key, findings)
+        return list(findings)
 
     # ----- search (derived) --------------------------------------------------------------------
     @property

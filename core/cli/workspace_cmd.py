@@ -62,7 +62,9 @@ def cmd_log(args) -> int:
 
         raise CoreError("nothing to log: the text is empty")
     first, last = changes.info["lines"]
-    print(f"{changes.paths[0]}:{first}" + (f"-{last}" if last != first else ""))
+    redacted = changes.info.get("redacted", 0)
+    note = f" ({redacted} secret{'s' if redacted != 1 else ''} redacted)" if redacted else ""
+    print(f"{changes.paths[0]}:{first}" + (f"-{last}" if last != first else "") + note)
     return 0
 
 

@@ -28,6 +28,7 @@ from core.harness.grounding import content_words, is_grounded, is_repetitive
 from core.harness.messages import Message, ensure_ids, is_summary
 from core.harness.modelcall import ask, context_length, counter_for
 from core.harness.transcript import chunk_messages, render_transcript
+from core.secrets import redact
 from core.store.locks import locked
 from core.store.daily import flush_block
 from core.store.memory_md import strip_comments
@@ -59,6 +60,7 @@ class FlushResult:
     error: str = ""
     messages: int = 0
     reply: str = ""                   # the model's raw reply, for a person checking why nothing was written
+    redacted: int = 0                 # secret values the log got as `[redacted <kind>]` instead
 
     @property
     def wrote(self) -> bool:
@@ -245,12 +247,16 @@ class MemoryFlushManager:
                 return FlushResult("duplicate", span_hash=digest, messages=count)
             block = flush_block("\n".join(f"- {b}" for b in bullets))
             changes = self.ws.append_daily(block, day=self.today(), bullets=False)
+        redacted = changes.info.get("redacted", 0)
+        if redacted:
+            # The result is shown and recorded: it says what the log holds, never the secret.
+            bullets = [redact(b) for b in bullets]
         path = changes.paths[0] if changes.paths else ""
         lines = tuple(changes.info.get("lines", (0, 0)))
         error = "; ".join(e for e in (error, self._reindex(path)) if e)
         note_new_material(self.ws.paths, early_min_minutes=self.settings.dream.early_dream_min_minutes)
         return FlushResult("written", bullets=bullets, rejected=rejected, span_hash=digest, path=path,
-                           lines=lines, messages=count, error=error)
+                           lines=lines, messages=count, error=error, redacted=redacted)
 
     def _reindex(self, rel_path: str) -> str:
         """Bring the search index up to date for the log just written ("" or why it could not)."""
@@ -268,7 +274,8 @@ class MemoryFlushManager:
                   "outcome": result.outcome, "span_hash": result.span_hash, "messages": result.messages,
                   "message_ids": message_ids, "bullets": len(result.bullets), "rejected": len(result.rejected),
                   "path": result.path, "lines": list(result.lines), "error": result.error,
-                  "reply_excerpt": result.reply[:300] if not result.wrote else "",
+                  "redacted": result.redacted,
+                  "reply_excerpt": redact(result.reply[:300]) if not result.wrote else "",
                   "model": getattr(self.llm, "model_id", "")}
         append_jsonl(self.record_path, [record])
         return result

@@ -136,9 +136,10 @@ class MemoryTools:
         src = _clean_line(source or "")
         now = now or dt.datetime.now().astimezone()
         bullet = f"- [{now:%H:%M}] {fact}" + (f" (source: {src})" if src else "")
-        changes = self.ws.append_daily(bullet, day=now.date())
+        changes = self.ws.append_daily(bullet, day=now.date())   # secret values are redacted on the way in
         first, last = changes.info["lines"]
-        return {"path": changes.paths[0], "line": first, "last_line": last, "text": bullet}
+        return {"path": changes.paths[0], "line": first, "last_line": last,
+                "text": changes.info.get("text", bullet), "redacted": changes.info.get("redacted", 0)}
 
     def checkpoint_save(self, target: str, completed_steps: list[str], pending_steps: list[str], *,
                         session_id: str = "mcp", context_summary: str = "", last_action: str = "",

@@ -3,7 +3,8 @@
 Appends are never replaces: one write with flush + fsync under a lock, so an
 agent's appends and a flush running at the same moment both land whole. The
 line numbers an append landed on are returned, so a fact's provenance can
-point at them.
+point at them. Secret values (a pasted password, a token) are redacted before
+the write, whoever appends: a flush, an agent's tool call, a person's CLI line.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import CoreError
+from core.secrets import redact_count
 from core.store.atomic import append_durable, fsync_dir
 from core.store.paths import WorkspacePaths, confine, daily_date
 
@@ -31,6 +33,8 @@ class Appended:
     path: Path
     first_line: int   # 1-based, inclusive
     last_line: int
+    redacted: int = 0   # secret values replaced by `[redacted <kind>]` before the write
+    text: str = ""      # what was appended (after redaction, before the title)
 
 
 def as_bullets(text: str) -> str:
@@ -48,7 +52,7 @@ def append_to_daily(paths: WorkspacePaths, text: str, day: dt.date | None = None
     """Append `text` to the day's log (creating it with a `# YYYY-MM-DD` title) and say which lines it took."""
     day = day or dt.date.today()
     path = paths.daily_log(day)
-    content = text.rstrip("\n")
+    content, redacted = redact_count(text.rstrip("\n"))
     leading_blank = len(content) - len(content.lstrip("\n"))  # kept: a blank line before a heading
     title = ""
     if not path.exists() or path.stat().st_size == 0:
@@ -57,7 +61,8 @@ def append_to_daily(paths: WorkspacePaths, text: str, day: dt.date | None = None
     with open(path, "rb") as handle:
         prefix = handle.read(offset)   # append-only: the bytes before ours never change
     first = prefix.count(b"\n") + 1 + title.count("\n") + leading_blank
-    return Appended(path=path, first_line=first, last_line=first + content.lstrip("\n").count("\n"))
+    return Appended(path=path, first_line=first, last_line=first + content.lstrip("\n").count("\n"),
+                    redacted=redacted, text=content)
 
 
 def flush_block(bullets: str, when: dt.datetime | None = None) -> str:

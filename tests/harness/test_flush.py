@@ -47,6 +47,22 @@ def test_written_flush_appends_a_block_and_tells_the_dream(workspace):
     assert any(h.path == "memory/2026-11-30.md" and "5433" in h.text for h in hits)
 
 
+def test_a_flush_redacts_secrets_before_the_log_is_written(workspace):
+    conversation = [m.user("For the Orion debugging session the staging DB password is Heron-Glide-3307; "
+                           "Dana owns the rollout."),
+                    m.assistant("Noted: the staging DB password is Heron-Glide-3307 and Dana owns the rollout.")]
+    flusher = manager(workspace, ["- The Orion staging DB password is Heron-Glide-3307\n- Dana owns the Orion rollout"])
+    result = flusher.flush(conversation, session_id="s1")
+    assert result.outcome == "written", result
+    text = workspace.paths.daily_log(DAY).read_text()
+    assert "Heron-Glide-3307" not in text
+    assert "- The Orion staging DB password is [redacted password]" in text and "- Dana owns the Orion rollout" in text
+    assert result.redacted == 1
+    assert result.bullets[0] == "The Orion staging DB password is [redacted password]"
+    assert flusher.records()[-1]["redacted"] == 1
+    assert "Heron-Glide-3307" not in workspace.paths.flush_record.read_text()
+
+
 def test_the_same_messages_flushed_twice_are_written_once(workspace):
     flusher = manager(workspace, ["- The Orion staging port is 5433", "- The Orion staging port is 5433"])
     messages = span()

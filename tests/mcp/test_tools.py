@@ -40,13 +40,26 @@ def test_memory_append_writes_one_stamped_bullet(workspace):
     when = dt.datetime(2026, 3, 4, 9, 7).astimezone()
     out = tools.memory_append("  Maya moved to\nPorto  ", source="chat with Maya", now=when)
     assert out == {"path": "memory/2026-03-04.md", "line": 3, "last_line": 3,
-                   "text": "- [09:07] Maya moved to Porto (source: chat with Maya)"}
+                   "text": "- [09:07] Maya moved to Porto (source: chat with Maya)", "redacted": 0}
     assert (workspace.root / out["path"]).read_text(encoding="utf-8").splitlines() == [
         "# 2026-03-04", "", "- [09:07] Maya moved to Porto (source: chat with Maya)"]
     for bad in ("", "   ", "- ", "x" * 2001):
         with pytest.raises(ToolInputError):
             tools.memory_append(bad, now=when)
     assert len((workspace.root / out["path"]).read_text(encoding="utf-8").splitlines()) == 3
+
+
+def test_memory_append_redacts_a_pasted_secret_and_says_so(workspace):
+    tools = MemoryTools(workspace)
+    when = dt.datetime(2026, 3, 4, 9, 7).astimezone()
+    out = tools.memory_append("The staging DB password is Heron-Glide-3307, rotate it Friday", now=when)
+    assert out["redacted"] == 1
+    assert out["text"] == "- [09:07] The staging DB password is [redacted password], rotate it Friday"
+    on_disk = (workspace.root / out["path"]).read_text(encoding="utf-8")
+    assert "Heron-Glide-3307" not in on_disk and out["text"] in on_disk
+    # a token in the source note is kept out too
+    out = tools.memory_append("CI uses a token", source="ghp_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0UvWxYz", now=when)
+    assert out["redacted"] == 1 and "ghp_" not in (workspace.root / out["path"]).read_text(encoding="utf-8")
 
 
 def test_checkpoints_round_trip_and_bad_ones_are_refused(workspace):
