@@ -117,7 +117,7 @@ def _finish(ws, ctx: stages.DreamContext, moment: dt.datetime, dry_run: bool, ap
                "files_seen": material.files_seen, "bytes_read": material.bytes_read, "sessions": material.sessions,
                "themes": ctx.themes, "bullets_before": memory.base_count, "bullets_after": len(memory.live()),
                "tokens_after": memory.tokens(), "notes": ctx.notes, "embedded": ctx.similarity.embedded,
-               "skipped": ctx.skipped,
+               "skipped": ctx.skipped, "superseded": ctx.superseded, "relations": ctx.relations,
                "stats": {**ctx.stats.to_dict(), "seconds": round(time.perf_counter() - started, 3)}}
     if not changes:
         reason = "nothing new to consolidate" if not material.facts else "the new facts are already in MEMORY.md"

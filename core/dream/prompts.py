@@ -1,11 +1,11 @@
 """What the model is asked during a dream, and how its replies are read.
 
 The model sees compact inputs (the new facts, the few existing bullets related to
-each, section names) and answers with small JSON: themes for Orient, one operation
-per fact for Consolidate. The operation names the fact, the relation to an existing
-bullet and a section, but writes no text: the bullet's words are the fact's own, so a
-small model can neither garble nor invent one, and its reply stays a few tokens long.
-(A reply that does carry "text" is still read, and checked against the fact.) Schemas are small on purpose: constrained decoding costs
+each) and answers with small JSON: themes for Orient, one relation per fact for
+Consolidate (new, duplicate of B2, update of B1). It writes no text: the bullet's
+words are the fact's own, so a small model can neither garble nor invent one, and its
+reply stays a few tokens long; core/dream/judge.py accepts an answer only when the
+rules find it possible. Schemas are small on purpose: constrained decoding costs
 a lot on large vocabularies. No string length bounds: a grammar for "at most 240
 characters" nests 240 optional rules; lengths are capped when the reply is read. Replies are read defensively; anything malformed is
 dropped here and the deterministic fallback decides instead.
@@ -16,18 +16,15 @@ import json
 import re
 from dataclasses import dataclass
 
-OPS = ("add", "update", "supersede", "skip")
+OPS = ("new", "duplicate", "update")
 THEMES = ("goals", "decisions", "patterns", "preferences")
-MAX_TEXT = 240
 
 
 @dataclass(frozen=True)
 class ModelOp:
     fact: int            # 1-based number of the fact in the batch
-    op: str
-    target: str          # "B1".. handle of a related bullet, or ""
-    section: str
-    text: str
+    op: str              # new | duplicate | update
+    target: str          # "B1".. handle of a shown bullet, or ""
 
 
 @dataclass(frozen=True)
@@ -63,32 +60,32 @@ def read_orient(reply) -> dict[str, list[str]]:
 
 
 def consolidate_messages(sections: list[str], themes: dict[str, list[str]], facts: list[BatchFact]) -> list[dict]:
-    system = ("You maintain MEMORY.md, an AI agent's long-term memory: one fact per bullet, in sections. "
-              "For each new fact choose one operation:\n"
-              "add - a new fact; pick its section.\n"
-              "update - the fact adds to or corrects a related bullet; target it.\n"
-              "supersede - the fact replaces a related bullet that is no longer true; target it.\n"
-              "skip - a related bullet already says the same; target it.\n"
+    system = ("You maintain MEMORY.md, an AI agent's long-term memory: one fact per bullet. "
+              "For each new fact say how it relates to the bullets shown under it:\n"
+              "new - no bullet says it.\n"
+              "duplicate - a bullet already says the same thing (maybe in other words or another language); "
+              "target it.\n"
+              "update - the fact changes what a bullet says (a new value, an opposite preference, "
+              "a reversed decision); target it.\n"
               "Reply with JSON only.")
-    lines = [f"Sections: {', '.join(sections)}"]
+    lines = []
     focus = [item for name in THEMES for item in themes.get(name, [])]
     if focus:
         lines.append("Themes of the new notes: " + "; ".join(focus))
-    lines.append("")
+        lines.append("")
     for fact in facts:
         lines.append(f"Fact {fact.number}: {fact.text}")
         for handle, text in fact.related:
-            lines.append(f"  related {handle}: {text}")
+            lines.append(f"  {handle}: {text}")
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
 
 
-def consolidate_schema(n_facts: int, handles: list[str], sections: list[str]) -> dict:
+def consolidate_schema(n_facts: int, handles: list[str]) -> dict:
     op = {"type": "object",
           "properties": {"fact": {"type": "integer", "enum": list(range(1, n_facts + 1))},
-                         "op": {"type": "string", "enum": list(OPS)},
-                         "target": {"type": "string", "enum": [""] + handles},
-                         "section": {"type": "string", "enum": sections}},
-          "required": ["fact", "op", "target", "section"]}
+                         "relation": {"type": "string", "enum": list(OPS)},
+                         "target": {"type": "string", "enum": [""] + handles}},
+          "required": ["fact", "relation", "target"]}
     return {"type": "object", "properties": {"ops": {"type": "array", "items": op, "maxItems": n_facts}},
             "required": ["ops"]}
 
@@ -104,12 +101,10 @@ def read_ops(reply) -> list[ModelOp]:
             number = int(item.get("fact"))
         except (TypeError, ValueError):
             continue
-        name = str(item.get("op") or "").strip().lower()
+        name = str(item.get("relation") or item.get("op") or "").strip().lower()
         if name not in OPS:
             continue
-        ops.append(ModelOp(fact=number, op=name, target=str(item.get("target") or "").strip(),
-                           section=str(item.get("section") or "").strip(),
-                           text=" ".join(str(item.get("text") or "").split())[:MAX_TEXT]))
+        ops.append(ModelOp(fact=number, op=name, target=str(item.get("target") or "").strip()))
     return ops
 
 

@@ -2,10 +2,11 @@
 
 Each stage works on a DreamContext and never writes a file; only the consolidator
 writes, after the last stage, so a dream stopped at any boundary leaves nothing
-behind. The model is asked for small structured operations; every operation is
-validated here (its fact exists, its target was shown to it and may be edited, its
-text is grounded in the fact) and anything that fails falls back to a deterministic
-choice, so the result never depends on how good the model is.
+behind. Gather gives every fact a kind (core/dream/kinds.py) and only durable facts go
+on; Consolidate relates each to MEMORY.md (core/dream/judge.py). A model, when there is
+one, is asked for the relation of each fact; its answer is taken only when the rules
+find it possible, else the rules decide (counted as a fallback), so the result never
+depends on how good the model is.
 """
 from __future__ import annotations
 
@@ -16,19 +17,21 @@ from typing import Callable, Iterator
 
 from core.cancel import CancelToken
 from core.config import Settings
-from core.dream import prompts
+from core.dream import judge, prompts
+from core.dream.kinds import classify_fact
 from core.dream.material import Fact, Material, gather
-from core.dream.sections import guess_section, pick_section
-from core.dream.similarity import Similarity, grounded
+from core.dream.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
+from core.dream.similarity import Similarity
 from core.dream.sources import SourceResolver
 from core.dream.state import ConsolidationState
 from core.dream.working import Entry, WorkingMemory
 from core.errors import ContextOverflowError, ModelCancelled, ModelError
+from core.secrets import redact
 from core.store.documents import Snapshot
 from core.store.paths import WorkspacePaths
 
 BATCH = 6            # facts per Consolidate call: small prompts, small replies
-RELATED = 3          # existing bullets shown next to each fact
+RELATED = 3          # bullets shown to the model next to each fact
 
 
 class StopDream(Exception):
@@ -42,13 +45,16 @@ class DreamStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     model_seconds: float = 0.0
-    fallbacks: int = 0           # facts decided without (valid) model output
+    fallbacks: int = 0           # facts the rules decided because the model gave no usable answer
+    model_decided: int = 0       # facts whose relation the model chose (among what the rules allow)
+    rejected_answers: int = 0    # model answers the rules found impossible (counted in fallbacks too)
     stage_seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {"model_calls": self.model_calls, "model_failures": self.model_failures,
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "model_seconds": round(self.model_seconds, 3), "fallbacks": self.fallbacks,
+                "model_decided": self.model_decided, "rejected_answers": self.rejected_answers,
                 "stage_seconds": {k: round(v, 3) for k, v in self.stage_seconds.items()}}
 
 
@@ -78,7 +84,9 @@ class DreamContext:
     stats: DreamStats = field(default_factory=DreamStats)
     notes: list[str] = field(default_factory=list)
     hold_reasons: list[str] = field(default_factory=list)
-    skipped: list[dict] = field(default_factory=list)   # new facts deliberately not promoted, with why
+    skipped: list[dict] = field(default_factory=list)   # facts not promoted (kind, why), conflicts with pins
+    superseded: list[dict] = field(default_factory=list)  # old values an update replaced, with dates
+    relations: dict[str, int] = field(default_factory=dict)
     _model_off: bool = False
 
     def checkpoint(self) -> None:
@@ -143,20 +151,20 @@ def orient(ctx: DreamContext) -> Progress:
 
 # ----- Gather -------------------------------------------------------------------------------
 def gather_stage(ctx: DreamContext) -> Progress:
-    """Check each fact's sources, drop what MEMORY.md already holds, find related bullets."""
+    """Give each fact its kind; only durable facts go on, the rest are listed as not promoted."""
     facts = ctx.material.facts
     if facts:
         ctx.similarity.prepare([f.text for f in facts] + [e.text for e in ctx.memory.live()])
     for number, fact in enumerate(facts, start=1):
-        candidates = [(e.key, e.text) for e in ctx.memory.live()]
-        related = [(ctx.memory.get(key), score) for key, score in
-                   ctx.similarity.related(fact.text, candidates, k=RELATED)]
-        if related and ctx.similarity.near_duplicate(fact.text, related[0][0].text)[0]:
-            _seen_again(ctx, related[0][0], fact)
+        kind = classify_fact(fact.text)
+        if kind.promoted:
+            ctx.prepared.append(Prepared(fact, [], ctx.resolver.all_resolve(fact.sources)))
         else:
-            ctx.prepared.append(Prepared(fact, related, ctx.resolver.all_resolve(fact.sources)))
+            ctx.skipped.append({"fact": redact(fact.text), "sources": list(fact.sources), "kind": kind.kind,
+                                "reason": f"{kind.kind}: {kind.reason}"})
         if number % 20 == 0 or number == len(facts):
-            yield number, len(facts), f"{len(ctx.prepared)} new facts to consolidate"
+            yield number, len(facts), (f"{len(ctx.prepared)} durable facts; {len(ctx.skipped)} not promoted "
+                                       f"(to-dos, status, one-off events, secrets)")
     if not facts:
         yield 0, 0, "nothing new"
 
@@ -170,120 +178,86 @@ def _already_consolidated(ctx: DreamContext, fact: Fact) -> Entry | None:
     return None
 
 
-def _seen_again(ctx: DreamContext, entry: Entry, fact: Fact) -> None:
-    if entry.editable:
-        ctx.memory.update(entry, add_sources=fact.sources, op="sources",
-                          reason=f"the same fact appeared again in {', '.join(fact.sources)}")
-    else:
-        ctx.notes.append(f"{fact.sources[0]} repeats pinned bullet {entry.bullet.id or entry.key}")
-
-
 # ----- Consolidate ----------------------------------------------------------------------------
 def consolidate(ctx: DreamContext) -> Progress:
-    """Ask the model for one operation per new fact (in small batches), validate, apply; then
-    merge existing near-duplicates."""
+    """Relate each durable fact to MEMORY.md as it stands after the facts before it (a fact first
+    stated earlier in the same logs can be updated too): new, duplicate, update or conflict.
+    With a model, each batch is also put to it; an answer the rules find possible is taken."""
     todo = ctx.prepared
+    rarity = Rarity([e.text for e in ctx.memory.live()] + [item.fact.text for item in todo])
+    counts = {NEW: 0, DUPLICATE: 0, UPDATE: 0, CONFLICT: 0}
     for start in range(0, len(todo), BATCH):
         ctx.checkpoint()
         batch = todo[start:start + BATCH]
-        handles: dict[str, Entry] = {}
-        shown: list[prompts.BatchFact] = []
+        answers = _ask_model(ctx, batch, rarity)
         for number, item in enumerate(batch, start=1):
-            pairs = []
-            for entry, _score in item.related:
-                handle = next((h for h, e in handles.items() if e is entry), f"B{len(handles) + 1}")
-                handles[handle] = entry
-                pairs.append((handle, entry.text))
-            shown.append(prompts.BatchFact(number, item.fact.text, tuple(pairs)))
-        sections = ctx.memory.sections or ["User profile", "Preferences", "Decisions", "Learnings", "Projects"]
-        reply = ctx.ask(prompts.consolidate_messages(sections, ctx.themes, shown),
-                        prompts.consolidate_schema(len(batch), list(handles), sections),
-                        max_tokens=32 * len(batch) + 16)
-        ops = prompts.read_ops(reply) if reply is not None else []
-        for number, item in enumerate(batch, start=1):
-            op = next((o for o in ops if o.fact == number), None)
-            allowed = {h: e for h, e in handles.items() if any(e is r for r, _ in item.related)}
-            decide(ctx, item, op, allowed)
-        for op in ops:
-            if not 1 <= op.fact <= len(batch) and op.op in ("add", "update", "supersede") and op.text:
-                _invented(ctx, op)
-        yield min(start + BATCH, len(todo)), len(todo), f"{ctx.stats.model_calls} model calls"
-    merge_near_duplicates(ctx)
-    yield len(todo), len(todo), "near-duplicates merged"
+            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity)
+            verdict = judge.Verdict(item.fact, rule)
+            answer = answers.get(number)
+            if answer is not None:
+                kind, handle = answer
+                target = item_handles(pool).get(handle, "")
+                if (kind, target if kind != NEW else "") in judge.allowed(item.fact, rule, pool, rarity):
+                    chosen = next((c for c, _ in pool if c.key == target), None)
+                    if kind != rule.kind or target != rule.target:
+                        verdict.relation = Relation(kind, target if kind != NEW else "", "the model's choice",
+                                                    chosen.cosine if chosen else 0.0)
+                    verdict.by_model = True
+                    ctx.stats.model_decided += 1
+                else:
+                    ctx.stats.fallbacks += 1
+                    ctx.stats.rejected_answers += 1
+            elif ctx.llm is not None:
+                ctx.stats.fallbacks += 1
+            judge.apply_verdict(verdict, ctx.memory, pool, item.sourced, ctx.notes, ctx.skipped)
+            if verdict.superseded:
+                ctx.superseded.append(verdict.superseded)
+            counts[verdict.relation.kind] = counts.get(verdict.relation.kind, 0) + 1
+        yield min(start + BATCH, len(todo)), len(todo), _counted(counts)
+    ctx.relations = counts
+    merged = merge_near_duplicates(ctx)
+    yield len(todo), len(todo), _counted(counts) + (f"; {merged} near-duplicate bullets merged" if merged else "")
 
 
-def decide(ctx: DreamContext, item: Prepared, op: prompts.ModelOp | None, allowed: dict[str, Entry]) -> None:
-    """Turn one (possibly missing or invalid) model operation into a valid edit."""
-    fact = item.fact
-    flags = () if item.sourced else ("unsourced",)
-    origin = ", ".join(fact.sources)
-    sections = ctx.memory.sections
-    if op is None:
-        ctx.stats.fallbacks += 1
-        ctx.memory.add(guess_section(fact.text, sections), fact.text, fact.sources, op="add",
-                       reason=f"new fact from {origin}", flags=flags)
-        return
-    target = allowed.get(op.target)
-    usable = target is not None and target.editable and not target.dropped
-    section = pick_section(op.section, fact.text, sections)
-    if op.op == "skip":
-        score = ctx.similarity.score(fact.text, target.text) if target is not None else 0.0
-        if target is not None and score >= ctx.similarity.duplicate_floor:
-            _seen_again(ctx, target, fact)
-            return
-        if target is None and fact.origin == "session":
-            # A session summary is not curated like a flush; the model may leave a line of it out.
-            ctx.skipped.append({"fact": fact.text, "sources": list(fact.sources),
-                                "reason": "the model judged this session-summary line not worth keeping"})
-            return
-        ctx.stats.fallbacks += 1
-        ctx.memory.add(section, fact.text, fact.sources, op="add", flags=flags,
-                       reason=f"new fact from {origin} (the model called it known, but no related bullet says it)")
-        return
-    if op.op == "update" and usable:
-        # The newer fact's words replace the bullet's (or the model's combined text, when it gave
-        # one that the fact and the bullet back up); the bullet keeps its id and all its sources.
-        text = op.text if op.text and grounded(op.text, fact.text + " " + target.text) else fact.text
-        old = target.text
-        ctx.memory.update(target, text=text, add_sources=fact.sources, add_flags=flags, op="update",
-                          reason=f"updated from {origin}; it said: {old}")
-        return
-    if op.op == "supersede" and usable:
-        text = op.text if op.text and grounded(op.text, fact.text) else fact.text
-        group = f"g-{target.key}"
-        new = ctx.memory.add(target.section, text, fact.sources, op="supersede", flags=flags, group=group,
-                             reason=f"replaces {target.bullet.id or target.key}: new fact from {origin}")
-        ctx.memory.update(target, add_flags=("superseded",), op="supersede", group=group,
-                          reason=f"superseded by {new.bullet.id} ({origin})")
-        target.superseded_by = new.bullet.id
-        return
-    # add, or an update/supersede that cannot be used as given: keep the fact as a bullet of its own
-    text = op.text if op.op == "add" and op.text and grounded(op.text, fact.text) else fact.text
-    if op.op != "add" or text != op.text:
-        ctx.stats.fallbacks += 1
-    why = ""
-    if op.op != "add":
-        why = (f" (the model's {op.op} text was not grounded in the fact)" if usable
-               else f" (the model's {op.op} named no bullet it may change)")
-    ctx.memory.add(section, text, fact.sources, op="add", flags=flags, reason=f"new fact from {origin}{why}")
+def _counted(counts: dict[str, int]) -> str:
+    return (f"{counts[NEW]} new, {counts[DUPLICATE]} already known, {counts[UPDATE]} updates, "
+            f"{counts[CONFLICT]} conflicts with pins")
 
 
-def _invented(ctx: DreamContext, op: prompts.ModelOp) -> None:
-    """A bullet the model proposed without any fact behind it: kept for review, flagged."""
-    section = pick_section(op.section, op.text, ctx.memory.sections)
-    ctx.memory.add(section, op.text, (), op="add", flags=("unsourced",),
-                   reason="the model proposed it without a source; review before accepting")
+def item_handles(pool) -> dict[str, str]:
+    return {f"B{index}": candidate.key for index, (candidate, _entry) in enumerate(pool[:RELATED], start=1)}
 
 
-def merge_near_duplicates(ctx: DreamContext) -> None:
-    """Fold bullets that say the same thing into one, keeping all their sources."""
+def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict[int, tuple[str, str]]:
+    """The model's relation for each fact of the batch ({number: (relation, handle)}), or {}."""
+    if ctx.llm is None or ctx._model_off:
+        return {}
+    shown: list[prompts.BatchFact] = []
+    handles: list[str] = []
+    for number, item in enumerate(batch, start=1):
+        _rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity)
+        pairs = tuple((handle, next(c.text for c, _ in pool if c.key == key))
+                      for handle, key in item_handles(pool).items())
+        handles.extend(h for h, _ in pairs if h not in handles)
+        shown.append(prompts.BatchFact(number, item.fact.text, pairs))
+    reply = ctx.ask(prompts.consolidate_messages(ctx.memory.sections, ctx.themes, shown),
+                    prompts.consolidate_schema(len(batch), handles), max_tokens=24 * len(batch) + 16)
+    if reply is None:
+        return {}
+    return {op.fact: (op.op, op.target) for op in prompts.read_ops(reply) if 1 <= op.fact <= len(batch)}
+
+
+def merge_near_duplicates(ctx: DreamContext) -> int:
+    """Fold bullets that say the same thing into one, keeping all their sources; never two that
+    say opposite things (MiniLM scores "tea over coffee" and "coffee over tea" at 0.995)."""
     live = [e for e in ctx.memory.live() if "superseded" not in e.bullet.flags]
     # Same-text duplicates are found by grouping, always; the embedding pass runs when there is
     # new material (older pairs were compared by earlier dreams), so an idle dream embeds nothing.
     pairs = ctx.similarity.duplicate_pairs([e.text for e in live], semantic=bool(ctx.material.facts))
+    merged = 0
     for first, second, score in pairs:
         a, b = live[first], live[second]
-        if a.dropped or b.dropped:
+        if a.dropped or b.dropped or (score < 0.9999 and contradicts(a.text, b.text)):
             continue
         keep, gone = _keeper(a, b)
         if not gone.editable:
@@ -296,6 +270,8 @@ def merge_near_duplicates(ctx: DreamContext) -> None:
         ctx.memory.drop(gone, op="merge", group=group,
                         reason=f"near-duplicate of {keep.bullet.id or keep.key} ({how}); its sources moved there"
                         if keep.editable else f"duplicate of pinned bullet {keep.bullet.id or keep.key} ({how})")
+        merged += 1
+    return merged
 
 
 def _keeper(a: Entry, b: Entry) -> tuple[Entry, Entry]:

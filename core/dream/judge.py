@@ -1,0 +1,102 @@
+"""One durable fact, decided: added, skipped as a duplicate, replacing a bullet, or held as a
+conflict with a pin. The rules of core/dream/relations.py decide; a model, when there is
+one, may only choose among the answers those rules find possible (see `allowed`), so a
+small model's guess can confirm or pick, never break MEMORY.md.
+
+An update replaces the bullet's words with what is true now (core/dream/restate.py);
+the old words leave MEMORY.md but stay in the proposal (`was`, with the dates they were
+valid) and, once applied, in memory/superseded.md, where search and `reverie why`
+find them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.dream import relations, restate
+from core.dream.material import Fact
+from core.dream.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Candidate, Rarity, Relation
+from core.dream.sections import guess_section
+from core.dream.working import Entry, WorkingMemory, source_day
+
+CANDIDATES = 10         # bullets a fact is compared with (best cosine first)
+FLOOR = 0.15            # below this cosine a bullet is not a candidate (names can still bring it in)
+
+
+@dataclass
+class Verdict:
+    fact: Fact
+    relation: Relation
+    by_model: bool = False
+    entry: Entry | None = None          # the bullet added or changed
+    superseded: dict = field(default_factory=dict)
+
+
+def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate, Entry]]:
+    """Bullets to compare `fact` with: the best by cosine, plus any that share a rare name
+    (a line in another language has a low cosine with its own English twin)."""
+    live = [e for e in memory.live() if "superseded" not in e.bullet.flags]
+    said = relations.content(fact.text)
+    names = relations.anchors(said)
+    scored = []
+    for entry in live:
+        cosine = score(fact.text, entry.text)
+        shares = bool(names & (relations.anchors(entry.text) | relations.stems(entry.text)))
+        if cosine >= FLOOR or shares:
+            scored.append((Candidate(entry.key, entry.text, cosine, pinned=not entry.editable), entry, shares))
+    scored.sort(key=lambda item: -item[0].cosine)
+    top = scored[:CANDIDATES]
+    extra = [item for item in scored[CANDIDATES:] if item[2]][:3]
+    return [(c, e) for c, e, _ in top + extra]
+
+
+def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
+    pool = candidates(fact, memory, score)
+    return relations.relate(fact.text, [c for c, _ in pool], rarity), pool
+
+
+def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rarity: Rarity) -> set[tuple[str, str]]:
+    """The (relation, target) answers a model may give for this fact: the rules' own, and
+    "new" unless the rules found a change (an update is never turned into an addition)."""
+    answers = {(rule.kind, rule.target)}
+    if rule.kind in (NEW, DUPLICATE):
+        answers.add((NEW, ""))
+    return answers
+
+
+def apply_verdict(verdict: Verdict, memory: WorkingMemory, pool: list[tuple[Candidate, Entry]],
+                  sourced: bool, notes: list[str], held: list[dict]) -> None:
+    """Make the edit the verdict stands for."""
+    fact, relation = verdict.fact, verdict.relation
+    origin = ", ".join(fact.sources)
+    flags = () if sourced else ("unsourced",)
+    target = next((e for c, e in pool if c.key == relation.target), None)
+    who = "the model" if verdict.by_model else "the rules"
+    if relation.kind == DUPLICATE and target is not None:
+        if target.editable:
+            memory.update(target, add_sources=fact.sources, op="sources",
+                          reason=f"the same fact appeared again in {origin} ({relation.reason}; {who})")
+        else:
+            notes.append(f"{fact.sources[0]} repeats pinned bullet {target.bullet.id or target.key}")
+        verdict.entry = target
+        return
+    if relation.kind == CONFLICT and target is not None:
+        held.append({"fact": fact.text, "sources": list(fact.sources), "kind": "conflict",
+                     "reason": f"contradicts pinned bullet {target.bullet.id or target.key} "
+                               f"(\"{target.text}\"): {relation.reason}; the pin stays until a person decides",
+                     "pinned": target.bullet.id or target.key})
+        return
+    if relation.kind == UPDATE and target is not None and target.editable:
+        old = target.text
+        text = restate.current_statement(fact.text, old)
+        valid_from = source_day(target.refs) or ""
+        verdict.superseded = {"bullet_id": target.bullet.id, "text": old, "sources": list(target.refs),
+                              "valid_from": valid_from, "valid_until": fact.day, "replaced_by": text,
+                              "because": origin}
+        memory.update(target, text=text, add_sources=fact.sources, add_flags=flags, op="replace",
+                      reason=f"updated from {origin}: {relation.reason} ({who}); it said: {old}")
+        target.superseded_by = target.bullet.id
+        verdict.entry = target
+        return
+    section = guess_section(fact.text, memory.sections)
+    verdict.entry = memory.add(section, fact.text, fact.sources, op="add", flags=flags,
+                               reason=f"new fact from {origin}")

@@ -1,0 +1,373 @@
+"""How a durable fact relates to MEMORY.md: new, duplicate, update, or a conflict with a pin.
+
+Embedding cosine alone decides none of this: MiniLM puts "Prefers tea over coffee"
+and "Prefers coffee over tea" at 0.995, and a restatement in another language far
+below an unrelated English bullet. So cosine only ranks the candidates, and the
+decision is made on what the two texts state:
+
+- anchors: names, numbers, times, identifiers (the words that carry a fact's value);
+- a change: a cue ("switched", "no longer", "from now on", "instead of") whose old side
+  names the bullet's words, a new value in the same slot (the same subject words with
+  another number, weekday or version), or a reversed polarity or order;
+- a duplicate: no change, no anchor the bullet lacks, most of the fact's words in the
+  bullet (for a line in another language: its names and numbers, which survive
+  translation).
+
+Word overlaps are weighted by rarity among the texts at hand, so a name that is in
+every bullet ("Daniel") links nothing.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from core.dream import restate
+from core.dream.similarity import words
+
+NEW, DUPLICATE, UPDATE, CONFLICT = "new", "duplicate", "update", "conflict"
+
+_ANCHOR = re.compile(r"(?<![\w@.])(?:[#@]?[\w.-]*\d[\w.:/%-]*|[A-Z][\w’-]*[A-Za-z\d](?:\.[\w-]+)*|"
+                     r"[a-z]+(?:[./][\w-]+)+|\w+_\w+[\w-]*|[#@]\w[\w-]*)")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_QUOTED = re.compile(r"[«“\"「『„](?P<inner>[^«»“”\"「」『』„]{8,})[»”\"」』“]")
+_ENGLISH = frozenset("""the a an and of to in is are on for with at by from it its this that be was were has have
+not no but or as he she they we you his her their our my me him them there which who what when will would can
+should must do does than then so also only every each all any into out up after before over about""".split())
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_CALENDAR = frozenset(_WEEKDAYS + _MONTHS + tuple(m[:3] for m in _MONTHS))
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
+                                                 "twelve".split())}
+_ORDINALS = frozenset("first second third fourth last final".split())
+_TIME = re.compile(r"^\d{1,2}:\d{2}$")
+_PERMIT = re.compile(r"\b(?:is fine|it'?s fine|are fine|fine to|ok to|okay to|allowed|can|may|no need|"
+                     r"go ahead|without asking|directly|on (?:my|his|her|their) own)\b", re.IGNORECASE)
+_PROHIBIT = re.compile(r"\b(?:never|not|no|don'?t|do not|must not|only through|without \w+'?s? (?:ok|okay|"
+                       r"approval|consent)|before the)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:never|not|no longer)\b|n'?t\b", re.IGNORECASE)
+_REVERSAL = re.compile(r"\b(?:after all|change of plan|reversed|flipped|changed (?:\w+ )?mind|the other way round|"
+                       r"instead|anymore|any more)\b", re.IGNORECASE)
+_SUBJECT_GOES = re.compile(r"(?:has left|have left|left for|is leaving|retired|declined|is off|are off|sold|"
+                           r"ended|is gone|are gone|stopped)$", re.IGNORECASE)
+_NEGATION_SCOPE = re.compile(r"\b(?:never|not|no|no longer|without)\b|n['’]t\b", re.IGNORECASE)
+_REVERSED_OBJECT = re.compile(r"\b(?:reversed|undid|overturned|scrapped|cancelled)\s+(?:the\s+)?(?P<old>[^:;,.]+)",
+                              re.IGNORECASE)
+_STRONG_REVERSAL = re.compile(r"\b(?:instead|after all|change of plan|reversed|flipped|changed (?:\w+ )?mind|"
+                              r"the other way round)\b", re.IGNORECASE)
+_CHANGE_TO = re.compile(r"\b(?:moved|switched|changed|migrated|upgraded|shifted|went over|is going) (?:\w+ ){0,4}"
+                        r"to\b|\bnow (?:is|are|uses|lives|runs|goes|points)\b", re.IGNORECASE)
+_SAME = re.compile(r"\b(?:still|again|as usual|as always|same as)\b", re.IGNORECASE)
+_ORDER = re.compile(r"\b(\w+)\s+(?:over|rather than|before|instead of|then)\s+(\w+)", re.IGNORECASE)
+_CUE_WORDS = frozenset(words("now from on instead new moved switched changed raised lowered increased reduced "
+                             "bumped shifted renamed replaced takes took taken over handed after all starting "
+                             "only longer gone given gave left leaving retired declined off stopped quit dropped "
+                             "sold ended talked mind went back"))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    key: str
+    text: str
+    cosine: float
+    pinned: bool = False
+
+
+@dataclass(frozen=True)
+class Relation:
+    kind: str                    # new | duplicate | update | conflict
+    target: str = ""             # the candidate's key ("" for new)
+    reason: str = ""
+    cosine: float = 0.0
+
+
+def stem(word: str) -> str:
+    for suffix in ("ies", "es", "s", "ed", "ing"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text))
+
+
+def anchors(text: str) -> frozenset[str]:
+    """Names, numbers and identifiers, lower-cased; a sentence's first word only when it looks
+    like a name elsewhere too (it is capitalised because it comes first)."""
+    found = set()
+    for index, match in enumerate(_ANCHOR.finditer(text)):
+        token = re.sub(r"['’]s$", "", match.group(0).strip(".-:/")).lower()
+        if not token or token in _ENGLISH or stem(token) in _CUE_WORDS:
+            continue
+        if match.start() == 0 or text[max(0, match.start() - 2):match.start()].strip() in (".", ":", "—", ";"):
+            if token.replace("-", "").isalpha() and text.count(match.group(0)) == 1:
+                continue
+        found.add(token)
+    return frozenset(found)
+
+
+def numbers_of(text: str) -> frozenset[str]:
+    """Numbers, written in digits or as a word up to twelve ("two hives" states 2)."""
+    found = {n.replace(",", ".") for n in _NUMBER.findall(text)}
+    found |= {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
+    return frozenset(found)
+
+
+def _values(text: str) -> dict[str, frozenset[str]]:
+    """The values a text states, by type: times, other numbers, weekdays, months, ordinals."""
+    lower = {stem(w) for w in re.findall(r"[a-z]+", text.lower())}
+    nums = numbers_of(text)
+    return {"time": frozenset(n for n in nums if _TIME.match(n)),
+            "number": frozenset(n for n in nums if not _TIME.match(n)),
+            "weekday": frozenset(d for d in _WEEKDAYS if d in lower or stem(d) in lower),
+            "month": frozenset(m for m in _MONTHS if m in lower or m[:3] in lower),
+            "ordinal": frozenset(lower & _ORDINALS)}
+
+
+def foreign(text: str) -> bool:
+    """A line mostly not in English: CJK script, or hardly any English function words."""
+    if len(_CJK.findall(text)) >= 4:
+        return True
+    tokens = re.findall(r"[^\W\d_]+", text.lower())
+    if len(tokens) < 4:
+        return False
+    return sum(t in _ENGLISH for t in tokens) / len(tokens) < 0.12
+
+
+def content(text: str) -> str:
+    """What a reported line says: the quote in «Marco, in italiano: «...»», else the text."""
+    match = _QUOTED.search(text)
+    if match:
+        return match.group("inner")
+    speaker = re.match(r"^[^:：]{1,40}[:：]\s*(?P<rest>.{8,})$", text)
+    if speaker and foreign(speaker.group("rest")) and len(speaker.group(0).split(":")[0].split()) <= 4:
+        return speaker.group("rest")      # "Jonas nochmal: ..." -> what Jonas said
+    return text
+
+
+class Rarity:
+    """Inverse document frequency of stems over the texts at hand."""
+
+    def __init__(self, texts: Sequence[str]):
+        self.total = max(1, len(texts))
+        self.counts: dict[str, int] = {}
+        for text in texts:
+            for token in stems(text) | anchors(text):
+                self.counts[token] = self.counts.get(token, 0) + 1
+
+    def weight(self, token: str) -> float:
+        return math.log((self.total + 1) / (self.counts.get(token, 0) + 0.5))
+
+    def overlap(self, mine: frozenset[str], theirs: frozenset[str]) -> float:
+        """Share of `mine`'s weight that `theirs` holds."""
+        total = sum(self.weight(t) for t in mine)
+        return sum(self.weight(t) for t in mine & theirs) / total if total else 0.0
+
+
+def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity) -> Relation:
+    """The relation of `fact` to the best of `candidates` (ranked by cosine, best first)."""
+    if not candidates:
+        return Relation(NEW)
+    update = _best_update(fact, candidates, rarity)
+    if update is not None:
+        candidate, why = update
+        return Relation(CONFLICT if candidate.pinned else UPDATE, candidate.key, why, candidate.cosine)
+    duplicate = _best_duplicate(fact, candidates, rarity)
+    if duplicate is not None:
+        candidate, why = duplicate
+        return Relation(DUPLICATE, candidate.key, why, candidate.cosine)
+    return Relation(NEW, "", "", candidates[0].cosine)
+
+
+# ----- changes --------------------------------------------------------------------------------
+def _has_change_cue(fact: str) -> bool:
+    return bool(restate._NEW_CUE.search(fact) or restate._OLD_CUE.search(fact) or _REVERSAL.search(fact)
+                or re.search(r"\bfrom now on\b", fact, re.IGNORECASE))
+
+
+def _old_side(fact: str) -> frozenset[str]:
+    """Words the fact says are gone: "from X", "off X", "instead of X", "(was X)", "replaced X",
+    and the clauses with an old-value cue ("gave up X", "X has left")."""
+    found: set[str] = set()
+    for pattern in (restate._FROM_TO, restate._OFF, restate._INSTEAD_OF, restate._REPLACED):
+        for match in pattern.finditer(fact):
+            found |= stems(match.group("old"))
+    for match in _REVERSED_OBJECT.finditer(fact):
+        found |= stems(match.group("old"))
+    for match in restate._PARENTHESES.finditer(fact):
+        if restate._WAS.match(match.group("inner").strip()):
+            found |= stems(match.group("inner"))
+    clauses, _glue = restate._clauses(fact)
+    for clause in clauses:
+        match = restate._OLD_CUE.search(clause)
+        if match is None:
+            continue
+        # "Lindgren declined", "Karim has left": the subject went; "gave up oolong": the object.
+        side = clause[:match.start()] if _SUBJECT_GOES.match(match.group(0)) else clause[match.end():]
+        found |= stems(side)
+    return frozenset(found - _CUE_WORDS)
+
+
+def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False) -> str:
+    """The same subject with another value: shared subject words, and a value of one type (a
+    time, a number, a weekday, a month, "first"/"last") that the bullet has and the fact
+    replaces with another. Returns a description, or ""."""
+    f_values, b_values = _values(fact), _values(bullet)
+    # Without a change cue the bullet's value must be gone from the fact; with one ("moved to
+    # port 8010; the portal wants 8000") the fact may still name the old value.
+    changed = [(kind, f_values[kind] - b_values[kind]) for kind in f_values
+               if f_values[kind] - b_values[kind] and b_values[kind] and (cue or b_values[kind] - f_values[kind])]
+    if not changed:
+        return ""
+    everything = set().union(*f_values.values(), *b_values.values())
+    subject = (stems(fact) & stems(bullet)) - _CALENDAR - _CUE_WORDS - _ORDINALS - everything
+    if not subject:
+        return ""
+    strength = sum(rarity.weight(t) for t in subject)
+    if strength < 2.5 * max(1.0, math.log(rarity.total + 1) / 2):
+        return ""
+    values = sorted(v for _kind, new in changed for v in new)
+    return f"same subject ({', '.join(sorted(subject)[:4])}), new value {', '.join(values[:3])}"
+
+
+def _new_version(fact: str, bullet: str) -> str:
+    """The same name with another version number ("Kubernetes 1.29" -> "Kubernetes 1.31")."""
+    mine = dict(re.findall(r"\b([A-Za-z][\w.+-]*)\s+v?(\d+(?:\.\d+)+)\b", fact))
+    theirs = dict(re.findall(r"\b([A-Za-z][\w.+-]*)\s+v?(\d+(?:\.\d+)+)\b", bullet))
+    for name, version in mine.items():
+        other = next((v for n, v in theirs.items() if n.lower() == name.lower()), None)
+        if other is not None and other != version:
+            return f"{name} {other} is now {version}"
+    return ""
+
+
+def _permits_what_is_forbidden(fact: str, bullet: str) -> bool:
+    """The bullet forbids ("never", "only through") and the fact allows ("is fine", "can", "no need")."""
+    return bool(_PROHIBIT.search(bullet) and _PERMIT.search(fact))
+
+
+def _order_flip(fact: str, bullet: str) -> bool:
+    f, b = _ORDER.search(fact), _ORDER.search(bullet)
+    if not f or not b:
+        return False
+    return (stem(f.group(1).lower()), stem(f.group(2).lower())) == (stem(b.group(2).lower()), stem(b.group(1).lower()))
+
+
+def _best_update(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
+    cue = _has_change_cue(fact)
+    old_side = _old_side(fact) if cue else frozenset()
+    f_stems = stems(fact)
+    best = None
+    for candidate in candidates:
+        b_stems = stems(candidate.text)
+        shared = (f_stems & b_stems) - _CUE_WORDS
+        if not shared:
+            continue
+        why, strength = "", 0.0
+        named = old_side & b_stems
+        weight = sum(rarity.weight(t) for t in named)
+        if named and weight >= 1.5:
+            why = f"the fact says {', '.join(sorted(named)[:3])} is no longer so"
+            strength = 3.0 + min(weight, 6.0) / 3 + candidate.cosine
+        elif _order_flip(fact, candidate.text) and candidate.cosine >= 0.6:
+            why, strength = "the same preference the other way round", 2.5 + candidate.cosine
+        elif candidate.pinned and candidate.cosine >= 0.45 and _permits_what_is_forbidden(fact, candidate.text):
+            # A conflict with a pin is the safe reading: nothing changes until a person decides.
+            why, strength = "it allows what the pinned bullet forbids", 3.5 + candidate.cosine
+        elif (candidate.cosine >= 0.6 and negation_flip(fact, candidate.text)
+              and max(rarity.overlap(f_stems, b_stems), rarity.overlap(b_stems, f_stems)) >= 0.5):
+            why, strength = "it says the opposite", 2.0 + candidate.cosine
+        elif _new_version(fact, candidate.text):
+            why, strength = _new_version(fact, candidate.text), 2.5 + candidate.cosine
+        elif (_CHANGE_TO.search(fact) and candidate.cosine >= 0.55
+              and sum(rarity.weight(t) for t in shared) >= 4.0):
+            why, strength = "it moves the bullet's subject to something new", 1.7 + candidate.cosine
+        elif (_STRONG_REVERSAL.search(fact) and candidate.cosine >= 0.5
+              and sum(rarity.weight(t) for t in shared) >= 4.0):
+            why, strength = "it reverses what the bullet says", 1.8 + candidate.cosine
+        else:
+            slot = _slot_change(fact, candidate.text, rarity, cue) if (cue or candidate.cosine >= 0.5) else ""
+            if slot and (cue or candidate.cosine >= 0.5):
+                why, strength = slot, (2.0 if cue else 1.5) + candidate.cosine
+        if why and (best is None or strength > best[2]):
+            best = (candidate, why, strength)
+    return (best[0], best[1]) if best else None
+
+
+# ----- duplicates -----------------------------------------------------------------------------
+def negated(text: str) -> frozenset[str]:
+    """Stems a negation reaches: the few words after "never", "not", "no", "won't"."""
+    found: set[str] = set()
+    for match in _NEGATION_SCOPE.finditer(text):
+        found |= {w for w in stems(" ".join(text[match.end():].split()[:3])) if not w[:1].isdigit()}
+    return frozenset(found)
+
+
+def negation_flip(a: str, b: str) -> bool:
+    """One text denies what the other states ("Deploys never happen on Mondays")."""
+    neg_a, neg_b = negated(a), negated(b)
+    return bool((neg_a - neg_b) & stems(b)) or bool((neg_b - neg_a) & stems(a))
+
+
+def contradicts(a: str, b: str) -> bool:
+    """Two texts that say opposite things: a reversed order or a flipped negation."""
+    return _order_flip(a, b) or negation_flip(a, b)
+
+
+def _best_duplicate(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
+    if (restate._OLD_CUE.search(fact) or _REVERSAL.search(fact)) and not _SAME.search(fact):
+        return None                  # "no longer", "instead": a change, even when no bullet matched it
+    said = content(fact)
+    is_foreign = foreign(said)
+    f_anchors = anchors(said)
+    f_numbers = numbers_of(said)
+    for candidate in (candidates if is_foreign else candidates[:5]):
+        if not f_numbers <= numbers_of(candidate.text):
+            continue                 # a number the bullet does not have is news
+        if not is_foreign and contradicts(said, candidate.text):
+            continue
+        novel = _novel(f_anchors, candidate.text, rarity, loose=is_foreign)
+        if is_foreign:
+            # One shared name is enough only when it is rare (a brand named once, not the project
+            # every line is about).
+            rare = [a for a in f_anchors if rarity.counts.get(a, 0) <= 3]
+            if f_anchors and not novel and (len(f_anchors) >= 2 or rare):
+                return candidate, f"the same names and numbers in another language ({', '.join(sorted(f_anchors)[:4])})"
+            continue
+        f_stems, b_stems = stems(said), stems(candidate.text)
+        covered = max(rarity.overlap(f_stems, b_stems), min(rarity.overlap(b_stems, f_stems),
+                                                            rarity.overlap(f_stems, b_stems) + 0.25))
+        if not novel and (candidate.cosine >= 0.6 or (candidate.cosine >= 0.45 and covered >= 0.5)):
+            return candidate, f"says the same (cosine {candidate.cosine:.2f}, words {covered:.2f})"
+        if len(novel) <= 1 and candidate.cosine >= 0.8 and covered >= 0.3:
+            return candidate, f"says the same (cosine {candidate.cosine:.2f})"
+    return None
+
+
+def _novel(f_anchors: frozenset[str], bullet: str, rarity: Rarity, loose: bool = False) -> set[str]:
+    """Anchors of the fact the bullet lacks: not in its text (as a substring: paths, hosts; for an
+    identifier with digits, its part with the digits), not a stem of its words, not a weekday or
+    month (a detail, not news), and rare enough to matter (the name of the person a memory is
+    about is in half its lines). `loose`: a word the bullet has with another ending counts
+    (another language: "Maintainern" / "maintainer")."""
+    lower = bullet.lower()
+    b_stems = stems(bullet)
+    b_words = re.findall(r"\w+", lower)
+    common = max(2.0, rarity.total * 0.05)
+
+    def present(anchor: str) -> bool:
+        if anchor in lower or stem(anchor) in b_stems:
+            return True
+        parts = [p for p in re.split(r"[-_/.]", anchor) if any(c.isdigit() for c in p)]
+        if parts and all(p in lower for p in parts):
+            return True
+        return loose and any(len(w) >= 4 and (anchor.startswith(w) or w.startswith(anchor))
+                             and min(len(w), len(anchor)) >= 0.7 * max(len(w), len(anchor)) for w in b_words)
+
+    return {a for a in f_anchors
+            if not present(a) and a not in _CALENDAR and stem(a) not in _CALENDAR
+            and rarity.counts.get(a, 0) <= common}
