@@ -224,9 +224,16 @@ class Workspace:
         return changes
 
     def _secret_scope(self, paths: list[str] | None) -> list[str]:
+        """Workspace-relative files: all the scanned ones, or those given (a folder: the scanned ones in it)."""
         if paths is None:
             return [self.relative(p) for p in secret_files(self.paths)]
-        return [self.relative(self.resolve(p)) for p in paths if self.resolve(p).is_file()]
+        out = []
+        for path in map(self.resolve, paths):
+            if path.is_file():
+                out.append(self.relative(path))
+            elif path.is_dir():
+                out.extend(self.relative(p) for p in secret_files(self.paths) if path in p.parents)
+        return list(dict.fromkeys(out))
 
     def _secret_findings(self, rel: str) -> list[SecretFinding]:
         path = self.resolve(rel)

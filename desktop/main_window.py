@@ -426,6 +426,8 @@ class MainWindow(QMainWindow):
     # ----- fan-out of changes --------------------------------------------------------------------------------
     def _on_changes(self, changes) -> None:
         self._notify(list(changes.paths), set(changes.kinds))
+        if changes.info.get("redacted"):
+            self._sidebar_timer.start()      # MEMORY.md too: its secret marker goes
 
     def _on_files_changed(self, paths: list[str]) -> None:
         self._notify(paths, {kind_of(p) for p in paths})

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
 ROLE = Qt.ItemDataRole.UserRole
+SECRET_MARK = "  ⚠"    # after the name of a file that holds a pasted secret
 
 
 @dataclass
@@ -27,6 +28,7 @@ class Listing:
     flushes: int = 0
     open_proposals: int = 0
     has_session_cache: bool = False
+    secrets: dict[str, list[str]] = field(default_factory=dict)   # rel path -> kinds of the secrets it holds
 
 
 def scan(ws) -> Listing:
@@ -55,6 +57,8 @@ def scan(ws) -> Listing:
     listing.other = [name for name in ("progress.md", "AGENTS.md") if (ws.root / name).is_file()]
     listing.flushes = len(ws.flush_records().records)
     listing.open_proposals = len(list_proposals(ws.paths, OPEN))
+    for finding in ws.find_secrets():     # cached per file by size and time: a rescan reads only changed files
+        listing.secrets.setdefault(finding.path, []).append(finding.kind)
     return listing
 
 
@@ -77,12 +81,33 @@ class Sidebar(QTreeWidget):
             self.activated.emit(data[0], data[1])
 
     def _item(self, parent, text: str, kind: str = "", rel: str = "", tip: str = "") -> QTreeWidgetItem:
+        kinds = self.secret_kinds(rel) if kind and rel else []
+        if kinds:
+            text += SECRET_MARK
+            tip = (f"{tip} · " if tip else "") + (f"holds {len(kinds)} secret{'s' if len(kinds) != 1 else ''} "
+                                                  f"({', '.join(dict.fromkeys(kinds))}): open it to redact")
         item = QTreeWidgetItem(parent, [text])
         if kind:
             item.setData(0, ROLE, (kind, rel))
+        item.setData(0, ROLE + 2, len(kinds))
         if tip:
             item.setToolTip(0, tip)
         return item
+
+    def secret_kinds(self, rel: str) -> list[str]:
+        """The kinds of secret in a file, or in the files of a folder entry (a session's checkpoints)."""
+        held = self.listing.secrets if self.listing is not None else {}
+        return [k for path, kinds in held.items() if path == rel or path.startswith(rel + "/") for k in kinds]
+
+    def marked(self) -> list[str]:
+        """The paths of the entries that carry the secret marker (tests and the status bar)."""
+        out, stack = [], [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
+        while stack:
+            item = stack.pop()
+            if item.data(0, ROLE + 2) and item.data(0, ROLE):
+                out.append(item.data(0, ROLE)[1])
+            stack.extend(item.child(i) for i in range(item.childCount()))
+        return sorted(out)
 
     def _state(self) -> tuple[set[str], object]:
         expanded = set()
@@ -111,7 +136,9 @@ class Sidebar(QTreeWidget):
         daily = group("daily", "Daily logs", total)
         self._lazy.clear()
         for month, rels in listing.daily.items():
-            node = self._item(daily, f"{month} ({len(rels)})")
+            held = sum(len(self.secret_kinds(rel)) for rel in rels)
+            # a collapsed month shows its logs' marker too, so a secret is seen without opening every month
+            node = self._item(daily, f"{month}{SECRET_MARK if held else ''} ({len(rels)})")
             node.setData(0, ROLE + 1, f"month:{month}")
             if f"month:{month}" in expanded or (selected is not None and selected[1] in rels):
                 self._fill_month(node, rels)

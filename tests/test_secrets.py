@@ -63,6 +63,8 @@ SECRETS = [
      "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
     ("clone https://deploy:Kx9!pass@git.example.com/repo.git", "Kx9!pass"),
     ('settings: password = "s3cr3t-value"', "s3cr3t-value"),
+    ("DB_PASSWORD=Kestrel-Fold-5521", "Kestrel-Fold-5521"),
+    ('config: {"api_key": "Heron-Glide-3307"}', "Heron-Glide-3307"),
 ]
 
 # Ordinary prose and ids that must never be a hit.
@@ -109,6 +111,12 @@ NOT_SECRETS = [
     "Пароль хранится в менеджере паролей",
     "The tokenizer is tiktoken cl100k_base",
     "The key is to keep the parser tolerant of both units",
+    # code and config that name secrets without holding one
+    'theme = Colors(heading="#1f4e9c", pin="#b3261e")',
+    'self.pin_button = QPushButton("Pin / unpin")',
+    'ARGS = {"api_key": "api_key", "secret": "secret_leak"}',
+    "token_budget=4096; max_tokens=512",
+    "see issue #4521 about the password reset flow",
 ]
 
 
@@ -209,3 +217,19 @@ def test_every_secret_of_the_consolidation_cases_is_found_and_redacted():
             assert out.split("[redacted")[0] == line.split(item["expect"][0])[0]
             found += 1
     assert found >= 6
+
+
+def test_a_long_text_is_searched_in_pieces_without_losing_a_secret():
+    from core import secrets
+
+    filler = "- [09:00] Maya prefers small pull requests with one change each, see docs/process.md"
+    lines = [filler] * 3000
+    for n in range(0, 3000, 370):
+        lines[n] = f"- [09:{n % 60:02d}] the wiki password is Kx8-Lamp-{n:04d}"
+    text = "\n".join(lines)
+    assert len(text) > 5 * secrets._PIECE_CHARS
+    values = [text[h.start:h.end] for h in find_secrets(text)]
+    assert values == [f"Kx8-Lamp-{n:04d}" for n in range(0, 3000, 370)]
+    pieces = list(secrets._pieces(text))
+    assert len(pieces) > 5 and "\n".join(piece for _offset, piece in pieces) == text
+    assert all(text[offset:offset + len(piece)] == piece for offset, piece in pieces)

@@ -24,6 +24,7 @@ from core.errors import ConflictError, CoreError
 from core.workspace import Snapshot
 from desktop.operations import Outcome
 from desktop.views.bars import MessageBar
+from desktop.views.secrets_bar import SecretsBar
 
 
 def joined(text: str, appended: str) -> str:
@@ -74,11 +75,14 @@ class DocumentEditor(QWidget):
             self.toolbar.addWidget(button)
         self.bar = MessageBar()        # choices: conflict, recovery, errors
         self.notice = MessageBar()     # what just happened
+        self.secrets = SecretsBar(controller, rel_path, busy=self._redact_blocked)   # a pasted password, a token
+        self.secrets.redacted.connect(lambda _changes: self.check_disk())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(self.toolbar)
         layout.addWidget(self.bar)
         layout.addWidget(self.notice)
+        layout.addWidget(self.secrets)
         layout.addWidget(self.make_body(), 1)
 
         self._recovery_timer = QTimer(self)
@@ -105,6 +109,15 @@ class DocumentEditor(QWidget):
 
     def after_load(self) -> None:
         """Called on the main thread whenever the buffer was (re)filled from disk."""
+
+    def _filled(self) -> None:
+        self.after_load()
+        self.secrets.check()
+
+    def _redact_blocked(self) -> str:
+        if self.dirty or self.saving:
+            return "Save or discard your edits first: redacting rewrites the file on disk."
+        return ""
 
     # ----- the buffer ---------------------------------------------------------------------------
     @property
@@ -143,7 +156,7 @@ class DocumentEditor(QWidget):
             self._set_text(snapshot.text, undoable=undoable)
         self.editor.document().setModified(False)
         self._discard_recovery()
-        self.after_load()
+        self._filled()
 
     # ----- loading -----------------------------------------------------------------------------------
     def load(self) -> None:
@@ -168,7 +181,7 @@ class DocumentEditor(QWidget):
                                   [("Restore them", lambda: self.restore_recovery(copy.text)),
                                    ("Compare", lambda: self.compare(copy.text, snapshot.text, recovered=True)),
                                    ("Discard them", self.discard_recovery)], closable=False)
-        self.after_load()
+        self._filled()
         if self._pending_line:
             self.goto_line(self._pending_line)
         self.loaded.emit()
@@ -274,7 +287,7 @@ class DocumentEditor(QWidget):
             lines = appended.strip("\n").count("\n") + 1
             self.notice.show_message(f"An outside writer appended {lines} line(s) to {self.rel}; they were merged "
                                      f"after your unsaved edits.", "info")
-            self.after_load()
+            self._filled()
             return
         self.disk = snapshot
         self.bar.show_message(f"{self.rel} changed on disk while you were editing it.", "warning",
@@ -297,7 +310,7 @@ class DocumentEditor(QWidget):
         self.bar.clear()
         self._close_compare()
         self.notice.show_message("Reloaded from disk (Ctrl+Z brings your edits back).", "info")
-        self.after_load()
+        self._filled()
 
     def keep_mine(self) -> None:
         """Keep the buffer; the next save replaces the disk version (which stays in history)."""

@@ -12,6 +12,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
 from desktop.views.bars import MessageBar
+from desktop.views.secrets_bar import SecretsBar
 from desktop.views.layout import title_label, titled_column
 
 
@@ -26,18 +27,24 @@ class Reader(QWidget):
         self._pending_line = 0
         self.title = title_label(title)
         self.bar = MessageBar()
+        self.secrets = SecretsBar(controller, rel_path)    # a pasted password, a token in what it shows
+        self.secrets.redacted.connect(lambda _changes: self.refresh())
 
     def finish(self, body: QWidget) -> None:
         """Lay the view out and start the first read."""
-        titled_column(self, self.title, self.bar, body)
+        titled_column(self, self.title, self.bar, body).insertWidget(2, self.secrets)   # under the bar
         self.refresh()
 
     def read_job(self) -> Callable[[Any], Any]:
         raise NotImplementedError(f"{type(self).__name__} must say how it reads {self.rel}")
 
     def refresh(self) -> None:
-        self.controller.submit(self.read_job(), name=f"read {self.rel}", on_finished=self._show,
+        self.controller.submit(self.read_job(), name=f"read {self.rel}", on_finished=self._shown,
                                on_failed=self._failed)
+
+    def _shown(self, result) -> None:
+        self._show(result)
+        self.secrets.check()
 
     def check_disk(self) -> None:
         self.refresh()
