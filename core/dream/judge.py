@@ -55,11 +55,13 @@ def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity) -> tuple[Rel
 
 
 def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rarity: Rarity) -> set[tuple[str, str]]:
-    """The (relation, target) answers a model may give for this fact: the rules' own, and
-    "new" unless the rules found a change (an update is never turned into an addition)."""
+    """The (relation, target) answers a model may give for this fact: the rules' own, and, where
+    the rules found nothing, "duplicate" of a bullet that states every name and number of the
+    fact and does not contradict it (a paraphrase the word rules missed). A model never turns
+    a duplicate or an update into an addition, and never picks a bullet to replace."""
     answers = {(rule.kind, rule.target)}
-    if rule.kind in (NEW, DUPLICATE):
-        answers.add((NEW, ""))
+    if rule.kind == NEW:
+        answers |= {(DUPLICATE, c.key) for c, _e in pool if relations.could_be_duplicate(fact.text, c, rarity)}
     return answers
 
 

@@ -98,7 +98,7 @@ _ONE_OFF = [
          r"right now|at the moment|this weekend|all week|that night|today's|tonight's|tomorrow's|"
          r"heute|morgen|gestern|aujourd'hui|demain|ce matin|ce soir|hoy|mañana|ayer|esta noche|"
          r"oggi|domani|ieri|stasera|stamattina|hoje|amanhã|ontem|vandaag|gisteren)\b|今天|明天|昨天|今晚|今日|明日|昨日"),
-     2.5, "tied to one day"),
+     3.0, "tied to one day"),
     (_rx(r"^(?:went to|attended|visited|met|saw|had a|got a|caught|lost|won)\b"), 2.0, "a single event"),
     (_rx(r"\b(?:had an?|got an?|lost an?|broke an?|caught an?|took the (?:afternoon|morning|day) off|"
          r"off sick|came within)\b"), 2.0, "a single event"),

@@ -35,6 +35,10 @@ _QUOTED = re.compile(r"[«“\"「『„](?P<inner>[^«»“”\"「」『』„
 _ENGLISH = frozenset("""the a an and of to in is are on for with at by from it its this that be was were has have
 not no but or as he she they we you his her their our my me him them there which who what when will would can
 should must do does than then so also only every each all any into out up after before over about""".split())
+_OTHER_FUNCTION_WORDS = frozenset("""la le les el los las il lo gli di del della der die das den dem und ist sind est et
+y e en het een van met zijn une un una uno sont nicht non pas que che per por para avec mit von dans sur ich wir je
+nous elle ein eine einen jedes jeden muy più molto sehr des du au aux ce cette ces qui ou où mais pour zu im auf
+nel nella alla sono questo esta este estos lo da dei delle geen niet ook voor als bij naar ab ni más""".split())
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
@@ -52,7 +56,8 @@ _NEGATION = re.compile(r"\b(?:never|not|no longer)\b|n'?t\b", re.IGNORECASE)
 _REVERSAL = re.compile(r"\b(?:after all|change of plan|reversed|flipped|changed (?:\w+ )?mind|the other way round|"
                        r"instead|anymore|any more)\b", re.IGNORECASE)
 _SUBJECT_GOES = re.compile(r"(?:has left|have left|left for|is leaving|retired|declined|is off|are off|sold|"
-                           r"ended|is gone|are gone|stopped)$", re.IGNORECASE)
+                           r"ended|is gone|are gone|stopped|anymore|any more|closed|has closed|shut down)$",
+                           re.IGNORECASE)
 _NEGATION_SCOPE = re.compile(r"\b(?:never|not|no|no longer|without)\b|n['’]t\b", re.IGNORECASE)
 _REVERSED_OBJECT = re.compile(r"\b(?:reversed|undid|overturned|scrapped|cancelled)\s+(?:the\s+)?(?P<old>[^:;,.]+)",
                               re.IGNORECASE)
@@ -60,6 +65,11 @@ _STRONG_REVERSAL = re.compile(r"\b(?:instead|after all|change of plan|reversed|f
                               r"the other way round)\b", re.IGNORECASE)
 _CHANGE_TO = re.compile(r"\b(?:moved|switched|changed|migrated|upgraded|shifted|went over|is going) (?:\w+ ){0,4}"
                         r"to\b|\bnow (?:is|are|uses|lives|runs|goes|points)\b", re.IGNORECASE)
+_GENERIC_WORDS = ("week month year time morning afternoon evening night hour minute weekend date "
+                  "every other each first last next one two thing way lot")
+# A change stated as such: only then may the fact still name the old value ("moved to 8010; ... wants 8000").
+_STRICT_CUE = re.compile(r"\b(?:moved|switched|changed|migrated|upgraded|shifted|bumped|raised|lowered|increased|"
+                         r"reduced|cut|renamed|replaced|from now on|no longer)\b", re.IGNORECASE)
 _SAME = re.compile(r"\b(?:still|again|as usual|as always|same as)\b", re.IGNORECASE)
 _ORDER = re.compile(r"\b(\w+)\s+(?:over|rather than|before|instead of|then)\s+(\w+)", re.IGNORECASE)
 _CUE_WORDS = frozenset(words("now from on instead new moved switched changed raised lowered increased reduced "
@@ -93,6 +103,9 @@ def stem(word: str) -> str:
 
 def stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text))
+
+
+_GENERIC = stems(_GENERIC_WORDS)      # time words every schedule shares: no subject of their own
 
 
 def anchors(text: str) -> frozenset[str]:
@@ -129,13 +142,13 @@ def _values(text: str) -> dict[str, frozenset[str]]:
 
 
 def foreign(text: str) -> bool:
-    """A line mostly not in English: CJK script, or hardly any English function words."""
+    """A line not in English: CJK script, or more function words of another European language
+    than of English (a terse English note has few of either: "Figures: matplotlib, PDF out")."""
     if len(_CJK.findall(text)) >= 4:
         return True
     tokens = re.findall(r"[^\W\d_]+", text.lower())
-    if len(tokens) < 4:
-        return False
-    return sum(t in _ENGLISH for t in tokens) / len(tokens) < 0.12
+    theirs = sum(t in _OTHER_FUNCTION_WORDS for t in tokens)
+    return theirs >= 2 and theirs > sum(t in _ENGLISH for t in tokens)
 
 
 def content(text: str) -> str:
@@ -224,11 +237,14 @@ def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False) -> s
     if not changed:
         return ""
     everything = set().union(*f_values.values(), *b_values.values())
-    subject = (stems(fact) & stems(bullet)) - _CALENDAR - _CUE_WORDS - _ORDINALS - everything
+    subject = {w for w in (stems(fact) & stems(bullet)) - _CALENDAR - _CUE_WORDS - _ORDINALS - _GENERIC - everything
+               if not w[:1].isdigit()}
+    moved = {v for kind, _new in changed for v in f_values[kind] ^ b_values[kind]}
+    subject |= (anchors(fact) & anchors(bullet)) - moved             # "1:1", "Kubernetes"
     if not subject:
         return ""
     strength = sum(rarity.weight(t) for t in subject)
-    if strength < 2.5 * max(1.0, math.log(rarity.total + 1) / 2):
+    if strength < 1.1 * math.log(rarity.total + 1):      # two fairly rare words, or one very rare
         return ""
     values = sorted(v for _kind, new in changed for v in new)
     return f"same subject ({', '.join(sorted(subject)[:4])}), new value {', '.join(values[:3])}"
@@ -290,8 +306,10 @@ def _best_update(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
               and sum(rarity.weight(t) for t in shared) >= 4.0):
             why, strength = "it reverses what the bullet says", 1.8 + candidate.cosine
         else:
-            slot = _slot_change(fact, candidate.text, rarity, cue) if (cue or candidate.cosine >= 0.5) else ""
-            if slot and (cue or candidate.cosine >= 0.5):
+            # Without a cue a new value needs a close bullet ("mileage 68 c per km" / "pays 60 c per km").
+            strict = bool(_STRICT_CUE.search(fact))
+            slot = _slot_change(fact, candidate.text, rarity, strict) if (cue or candidate.cosine >= 0.6) else ""
+            if slot:
                 why, strength = slot, (2.0 if cue else 1.5) + candidate.cosine
         if why and (best is None or strength > best[2]):
             best = (candidate, why, strength)
@@ -341,7 +359,8 @@ def _best_duplicate(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
         f_stems, b_stems = stems(said), stems(candidate.text)
         covered = max(rarity.overlap(f_stems, b_stems), min(rarity.overlap(b_stems, f_stems),
                                                             rarity.overlap(f_stems, b_stems) + 0.25))
-        if not novel and (candidate.cosine >= 0.6 or (candidate.cosine >= 0.45 and covered >= 0.5)):
+        if not novel and (candidate.cosine >= 0.6 or (candidate.cosine >= 0.45 and covered >= 0.5)
+                          or (candidate.cosine >= 0.4 and covered >= 0.7)):
             return candidate, f"says the same (cosine {candidate.cosine:.2f}, words {covered:.2f})"
         if len(novel) <= 1 and candidate.cosine >= 0.8 and covered >= 0.3:
             return candidate, f"says the same (cosine {candidate.cosine:.2f})"
@@ -371,3 +390,12 @@ def _novel(f_anchors: frozenset[str], bullet: str, rarity: Rarity, loose: bool =
     return {a for a in f_anchors
             if not present(a) and a not in _CALENDAR and stem(a) not in _CALENDAR
             and rarity.counts.get(a, 0) <= common}
+
+
+def could_be_duplicate(fact: str, candidate: Candidate, rarity: Rarity) -> bool:
+    """Loose enough for a model to call it a duplicate: close, no new name or number, no
+    contradiction, no change cue."""
+    said = content(fact)
+    if candidate.cosine < 0.5 or _has_change_cue(said) or contradicts(said, candidate.text):
+        return False
+    return numbers_of(said) <= numbers_of(candidate.text) and not _novel(anchors(said), candidate.text, rarity)
