@@ -81,7 +81,7 @@ def check_embeddings() -> str:
     from core.config import Settings
 
     try:
-        from core.index.embedder import default_embedder
+        from core.index.embedding import default_embedder
 
         embedder = default_embedder(Settings().search.embedding_model)
         embedder.embed_batch(["warm up"])

@@ -195,8 +195,7 @@ def consolidate(ctx: DreamContext) -> Progress:
             verdict = judge.Verdict(item.fact, rule)
             answer = answers.get(number)
             if answer is not None:
-                kind, handle = answer
-                target = item_handles(pool).get(handle, "")
+                kind, target = answer
                 if (kind, target if kind != NEW else "") in judge.allowed(item.fact, rule, pool, rarity):
                     chosen = next((c for c, _ in pool if c.key == target), None)
                     if kind != rule.kind or target != rule.target:
@@ -224,27 +223,27 @@ def _counted(counts: dict[str, int]) -> str:
             f"{counts[CONFLICT]} conflicts with pins")
 
 
-def item_handles(pool) -> dict[str, str]:
-    return {f"B{index}": candidate.key for index, (candidate, _entry) in enumerate(pool[:RELATED], start=1)}
-
-
 def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict[int, tuple[str, str]]:
-    """The model's relation for each fact of the batch ({number: (relation, handle)}), or {}."""
+    """The model's relation for each fact of the batch ({number: (relation, bullet key)}), or {}.
+    Each fact is shown with its few closest bullets; handles (B1, B2, ...) are unique in the batch."""
     if ctx.llm is None or ctx._model_off:
         return {}
     shown: list[prompts.BatchFact] = []
-    handles: list[str] = []
+    keys: dict[str, str] = {}                 # handle -> entry key
     for number, item in enumerate(batch, start=1):
         _rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity)
-        pairs = tuple((handle, next(c.text for c, _ in pool if c.key == key))
-                      for handle, key in item_handles(pool).items())
-        handles.extend(h for h, _ in pairs if h not in handles)
-        shown.append(prompts.BatchFact(number, item.fact.text, pairs))
+        pairs = []
+        for candidate, _entry in pool[:RELATED]:
+            handle = next((h for h, k in keys.items() if k == candidate.key), f"B{len(keys) + 1}")
+            keys[handle] = candidate.key
+            pairs.append((handle, candidate.text))
+        shown.append(prompts.BatchFact(number, item.fact.text, tuple(pairs)))
     reply = ctx.ask(prompts.consolidate_messages(ctx.memory.sections, ctx.themes, shown),
-                    prompts.consolidate_schema(len(batch), handles), max_tokens=24 * len(batch) + 16)
+                    prompts.consolidate_schema(len(batch), list(keys)), max_tokens=24 * len(batch) + 16)
     if reply is None:
         return {}
-    return {op.fact: (op.op, op.target) for op in prompts.read_ops(reply) if 1 <= op.fact <= len(batch)}
+    return {op.fact: (op.op, keys.get(op.target, "")) for op in prompts.read_ops(reply)
+            if 1 <= op.fact <= len(batch)}
 
 
 def merge_near_duplicates(ctx: DreamContext) -> int:

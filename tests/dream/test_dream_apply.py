@@ -5,7 +5,7 @@ import datetime as dt
 import json
 
 import pytest
-from tests.support.dreamkit import GOLDEN, facts_in, golden_workspace, handles_in, router, write_log
+from tests.support.dreamkit import GOLDEN, all_add, golden_workspace, router, write_log
 from tests.support.fakes import ScriptedLLM
 
 from core.dream.apply import apply_proposal, preview_apply, reject_proposal
@@ -18,28 +18,16 @@ from core.store.atomic import append_durable
 NOW = dt.datetime(2026, 11, 10, 3, 0, tzinfo=dt.timezone.utc)
 
 
-def supersede_device17(messages):
-    ops = []
-    handles = {t: h for h, t in handles_in(messages).items()}
-    for number, fact in enumerate(facts_in(messages), start=1):
-        if fact.startswith("Device 17"):
-            ops.append({"fact": number, "op": "supersede", "target": handles.get(
-                "Device 17 sends local time instead of UTC", ""), "section": "Learnings", "text": ""})
-        else:
-            ops.append({"fact": number, "op": "add", "target": "", "section": "", "text": ""})
-    return ops
-
-
 @pytest.fixture
 def proposal(workspace):
     golden_workspace(workspace)
     record_dream_finished(workspace.paths, dt.datetime(2026, 11, 3, 21, tzinfo=dt.timezone.utc).timestamp(),
                           now=dt.datetime(2026, 11, 3, 22, tzinfo=dt.timezone.utc))
-    write_log(workspace, "2026-11-09", ["Device 17 timestamps are UTC since firmware 2.4",
+    write_log(workspace, "2026-11-09", ["Device 17 switched from local time to UTC with firmware 2.4",
                                         "Maya prefers dark mode screenshots in the docs",
                                         "Decided to poll live charts every 60 s"],
               mtime=dt.datetime(2026, 11, 9, 20, tzinfo=dt.timezone.utc).timestamp())
-    result = run_dream(workspace, ScriptedLLM(router(supersede_device17)), now=NOW)
+    result = run_dream(workspace, ScriptedLLM(router(all_add)), now=NOW)
     assert result.status == "proposed" and not result.held
     return result.proposal
 
@@ -99,7 +87,7 @@ def test_accept_per_section_and_per_hunk_then_reject_the_rest(workspace, proposa
     learnings = next(h for h in current.hunks() if h.section == "Learnings")
     apply_proposal(workspace, proposal.id, hunk_ids=[learnings.id])
     text = workspace.read_memory().text
-    assert "Device 17 sends local time" not in text and "UTC since firmware 2.4" in text
+    assert "Device 17 sends local time" not in text and "switched to UTC with firmware 2.4" in text
     left = load_proposal(workspace.paths, proposal.id).undecided()
     assert left and all(c.section == "Decisions" for c in left)
     final = reject_proposal(workspace, proposal.id)
@@ -107,12 +95,20 @@ def test_accept_per_section_and_per_hunk_then_reject_the_rest(workspace, proposa
     assert set(final.decisions.values()) == {"applied", "rejected"}
 
 
-def test_a_group_is_accepted_whole(workspace, proposal):
+def test_a_group_is_accepted_whole(workspace):
+    # A merge is an update (the kept bullet gains the sources) and a drop: never half of one.
+    golden_workspace(workspace)
+    snap = workspace.read_memory()
+    twin = snap.text.replace("## Projects", "- Drinks tea, not coffee <!-- id:m-d009 src:memory/2026-11-05.md#L2 -->\n\n"
+                                            "## Projects")
+    workspace.write_memory(twin, snap.hash, reason="test")
+    write_log(workspace, "2026-11-09", ["Keycloak realm is lumen"])
+    proposal = run_dream(workspace, None, now=NOW).proposal
     drop = next(c for c in proposal.changes if c.kind == "drop")
     selected = proposal.select(change_ids=[drop.id])
-    assert {c.kind for c in selected} == {"add", "drop"} and len({c.group for c in selected}) == 1
+    assert {c.kind for c in selected} == {"update", "drop"} and len({c.group for c in selected}) == 1
     outcome = preview_apply(workspace, proposal.id, change_ids=[drop.id])
-    assert "UTC since firmware 2.4" in outcome.text and "Device 17 sends local time" not in outcome.text
+    assert outcome.text.count("Drinks tea, not coffee") == 1 and "Keycloak realm is lumen" not in outcome.text
 
 
 def test_reject_all(workspace, proposal):
@@ -161,10 +157,15 @@ def test_auto_apply_applies_safe_proposals_only(workspace):
     result = run_dream(workspace, ScriptedLLM(router(lambda m: [])), now=NOW)
     assert result.status == "applied" and "Jonas covers on-call" in workspace.read_memory().text
 
-    write_log(workspace, "2026-11-10", ["Another fact"], mtime=NOW.timestamp() + 100)
+    write_log(workspace, "2026-11-10", ["Staging disk alerts fire at 80 percent"], mtime=NOW.timestamp() + 100)
 
-    def invent(messages):
-        return [{"fact": 5, "op": "add", "target": "", "section": "Preferences", "text": "Invented"}]
-    held = run_dream(workspace, ScriptedLLM(router(invent)), now=NOW + dt.timedelta(days=1))
-    assert held.status == "proposed" and held.held and "Invented" not in workspace.read_memory().text
+    def unsourced(messages):
+        if "name what matters" in messages[0]["content"]:
+            # While the dream runs, the person rewrites the log: the fact loses its source.
+            write_log(workspace, "2026-11-10", [], mtime=NOW.timestamp() + 200)
+            return json.dumps({"goals": [], "decisions": [], "patterns": [], "preferences": []})
+        return json.dumps({"ops": all_add(messages)})
+    held = run_dream(workspace, ScriptedLLM(unsourced), now=NOW + dt.timedelta(days=1))
+    assert held.status == "proposed" and held.held
+    assert "Staging disk alerts" not in workspace.read_memory().text
     json.dumps(held.stats)   # stats are plain data for the app

@@ -73,13 +73,13 @@ def facts_in(messages) -> list[str]:
 
 
 def handles_in(messages) -> dict[str, str]:
-    """related handle -> bullet text shown in a Consolidate prompt."""
-    return dict(re.findall(r"^  related (B\d+): (.*)$", messages[-1]["content"], re.M))
+    """Handle -> bullet text shown under a fact in a Consolidate prompt."""
+    return dict(re.findall(r"^  (B\d+): (.*)$", messages[-1]["content"], re.M))
 
 
 def router(decide):
     """A ScriptedLLM reply function: Orient gets fixed themes, Consolidate asks `decide(messages)`
-    for a list of op dicts."""
+    for a list of {fact, relation, target} dicts."""
     def reply(messages):
         if "name what matters" in messages[0]["content"]:
             return json.dumps({"goals": ["ship the export"], "decisions": [], "patterns": [], "preferences": []})
@@ -88,5 +88,5 @@ def router(decide):
 
 
 def all_add(messages):
-    return [{"fact": i, "op": "add", "target": "", "section": "Learnings", "text": ""}
-            for i, _ in enumerate(facts_in(messages), start=1)]
+    """The model's answer "every fact is new"."""
+    return [{"fact": i, "relation": "new", "target": ""} for i, _ in enumerate(facts_in(messages), start=1)]
