@@ -30,6 +30,7 @@ from core.store.private import proposal_file, write_config
 from core.store.recovery import RecoveryStore
 from core.store.secret_files import SecretFinding, findings_in, redact_files, secret_files
 from core.store.sessions import JsonlRead, SessionCache, SessionInfo, list_sessions, read_jsonl
+from core.store.superseded import SupersededFact, read_superseded, record_superseded, superseded_path
 from core.types import Changes, kind_of
 
 # The facade's vocabulary: the types and pure helpers of the workspace format that front ends
@@ -37,7 +38,8 @@ from core.types import Changes, kind_of
 # checkpoint). Front ends import them from here, never from core.store.
 __all__ = ["Workspace", "MEMORY_TEMPLATE", "Changes", "Snapshot", "HistoryEntry", "JsonlRead", "Bullet", "Source",
            "parse_bullet", "parse_document", "set_flag", "strip_comments", "validate_checkpoint", "FLUSH_HEADING",
-           "HANDOFF_FIELDS", "HANDOFF_LIST_FIELDS", "file_hash", "WorkspacePaths", "SecretFinding"]
+           "HANDOFF_FIELDS", "HANDOFF_LIST_FIELDS", "file_hash", "WorkspacePaths", "SecretFinding",
+           "SupersededFact"]
 
 MEMORY_TEMPLATE = """# MEMORY
 
@@ -171,6 +173,18 @@ class Workspace:
 
     def daily_logs(self, include_archive: bool = True) -> list[DailyLog]:
         return list_daily_logs(self.paths, include_archive)
+
+    # ----- superseded values (memory/superseded.md) --------------------------------------------
+    def record_superseded(self, facts: list[SupersededFact]) -> Changes:
+        """Keep the old values accepted updates replaced; records already there are not written again."""
+        written = record_superseded(self.paths, list(facts))
+        if not written:
+            return Changes()
+        return self._changed(self.relative(superseded_path(self.paths)), superseded=written)
+
+    def superseded(self, bullet_id: str | None = None) -> list[SupersededFact]:
+        """The old values kept for a bullet (or all of them), oldest first."""
+        return read_superseded(self.paths, bullet_id)
 
     # ----- sessions ----------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:

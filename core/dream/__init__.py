@@ -5,6 +5,8 @@ The public API (what the CLI and the desktop app call, from any thread):
     iter_dream(ws, llm, ...) / run_dream(ws, llm, progress=cb)   one dream, stage by stage
     list_proposals(paths), load_proposal(paths, id)              review
     apply_proposal(ws, id, sections=.., hunk_ids=.., change_ids=..), reject_proposal(ws, id, ...)
+    proposed_text(proposal)                                      MEMORY.md as proposed, less what was rejected
+    promote(ws, id, index)                                       add a fact the dream did not promote
     why(ws, bullet_id)                                           provenance
     dream_due(state, now, settings), plan_maintenance(...)       pure "what is due"
     maintain(ws, ...)                                            one maintenance tick
@@ -21,6 +23,7 @@ _EXPORTS = {
     "DreamResult": "consolidator", "STAGES": "consolidator", "dream_history": "consolidator",
     "Proposal": "proposals", "Hunk": "proposals", "list_proposals": "proposals", "load_proposal": "proposals",
     "apply_proposal": "apply", "reject_proposal": "apply", "preview_apply": "apply", "ApplyResult": "apply",
+    "proposed_text": "apply", "promote": "promotion",
     "why": "provenance", "format_provenance": "provenance", "Provenance": "provenance",
     "dream_due": "gates", "next_dream_at": "gates", "plan_maintenance": "gates", "maintenance_due": "gates",
     "maintain": "maintenance", "MaintenanceReport": "maintenance",

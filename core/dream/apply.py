@@ -10,6 +10,10 @@ Apply reads MEMORY.md as it is now and decides how to bring the proposal onto it
 The write is the store's compare-and-swap (a history snapshot first, so undo works);
 an append racing the write is merged by the store. Replaying is idempotent, so an
 apply killed at any moment can simply be run again.
+
+An accepted update ("replace") takes a value out of MEMORY.md; the value, with the
+dates it held, goes to memory/superseded.md (written once per record, so a re-run
+after a crash writes what the killed run did not).
 """
 from __future__ import annotations
 
@@ -20,7 +24,8 @@ from core.dream.operations import ApplyOutcome, Change, apply_changes, pins_kept
 from core.dream.proposals import APPLIED, HELD, OPEN, REJECTED, Proposal, load_proposal, save_proposal
 from core.errors import ConflictError, ProposalError
 from core.store.locks import locked
-from core.store.memory_md import strip_comments
+from core.store.memory_md import parse_bullet, strip_comments
+from core.store.superseded import SupersededFact
 from core.tokens import count_tokens
 from core.types import Changes
 
@@ -107,10 +112,39 @@ def apply_proposal(ws, proposal_id: str, *, change_ids=(), sections=(), hunk_ids
                 except ConflictError:
                     continue          # someone wrote between our read and our write: read again, rebase again
                 result.history_id = result.changes.info.get("history_id", "")
+            done = set(outcome.applied) | set(outcome.already)
+            kept = superseded_facts(proposal, [c for c in selected if c.id in done])
+            if kept:
+                result.changes = result.changes | ws.record_superseded(kept)
             _record(proposal, selected, outcome, result, now)
             save_proposal(ws.paths, proposal)
             return result
         raise ProposalError(f"MEMORY.md kept changing while proposal {proposal.id} was applied; try again")
+
+
+def superseded_facts(proposal: Proposal, changes: list[Change]) -> list[SupersededFact]:
+    """The old values the "replace" changes among `changes` take out, from the dream's record of them
+    (summary["superseded"]), with the id of the bullet that now holds the new value."""
+    records = [r for r in proposal.summary.get("superseded") or [] if isinstance(r, dict) and r.get("text")]
+    out: list[SupersededFact] = []
+    for change in changes:
+        if change.op != "replace" or not change.bullet_id:
+            continue
+        before, after = parse_bullet(change.before), parse_bullet(change.after)
+        for record in records:
+            rid = str(record.get("bullet_id") or "")
+            # A bullet that had no id when the dream read it got one with the update: its record
+            # has none, and is found by the words it replaced or the words that replaced it.
+            if rid:
+                mine = rid == change.bullet_id
+            else:
+                mine = ((before is not None and record["text"] == before.text)
+                        or (after is not None and record.get("replaced_by") == after.text))
+            if mine:
+                out.append(SupersededFact(change.bullet_id, str(record["text"]), str(record.get("valid_from") or ""),
+                                          str(record.get("valid_until") or ""),
+                                          tuple(str(s) for s in record.get("sources") or ())))
+    return out
 
 
 def _record(proposal: Proposal, selected: list[Change], outcome: ApplyOutcome, result: ApplyResult,
@@ -142,6 +176,14 @@ def reject_proposal(ws, proposal_id: str, *, change_ids=(), sections=(), hunk_id
         _settle(proposal)
         save_proposal(ws.paths, proposal)
         return proposal
+
+
+def proposed_text(proposal: Proposal) -> str:
+    """MEMORY.md as the proposal now proposes it: the text the dream read with every change that is
+    not rejected (what a review's "as proposed" pane shows: a rejected change leaves it, a fact a
+    person promoted joins it)."""
+    kept = [c for c in proposal.changes if proposal.decisions.get(c.id) != "rejected"]
+    return apply_changes(proposal.base_text, kept).text
 
 
 def preview_apply(ws, proposal_id: str, *, change_ids=(), sections=(), hunk_ids=()) -> ApplyOutcome:

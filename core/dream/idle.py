@@ -4,7 +4,7 @@ Agent turns are seen two ways: an in-process agent (the app's chat panel, the
 harness) calls `note_agent_turn()`; an agent in another process either calls
 `record_agent_turn(paths)` or is simply seen through the files it writes (daily
 logs, session logs, progress.md, MEMORY.md). Reverie's own private state
-(`.reverie/`, the consolidation state) does not count, and neither do the writes a
+(`.reverie/`, the consolidation state, memory/superseded.md) does not count, and neither do the writes a
 dream itself made (`ignore_own_write`).
 
 A running dream passes `monitor.stop_check(started)` as its `should_stop`: at the
@@ -22,7 +22,8 @@ from core.store.paths import WorkspacePaths
 from core.store.private import read_activity, write_activity
 
 IGNORED_DIRS = {".reverie", ".git", "__pycache__"}
-IGNORED_FILES = {"memory/.consolidation_state"}
+# Written only by Reverie: the watermark, and the old values an accepted dream update replaced.
+IGNORED_FILES = {"memory/.consolidation_state", "memory/superseded.md"}
 
 
 def record_agent_turn(paths: WorkspacePaths, when: float | None = None) -> None:

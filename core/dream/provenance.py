@@ -2,7 +2,8 @@
 
 For a bullet id: the bullet (or, when a dream dropped it, the proposal that did and
 why), each source resolved to the daily-log lines or session messages it names,
-and the dream proposals that added or changed it.
+the dream proposals that added or changed it, and the values accepted updates
+replaced (kept in memory/superseded.md with the dates they held).
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class Provenance:
     flags: tuple[str, ...] = ()
     sources: list[Resolved] = field(default_factory=list)
     edits: list[DreamEdit] = field(default_factory=list)
+    was: list = field(default_factory=list)   # SupersededFact: what the bullet said before, oldest first
 
     @property
     def in_memory(self) -> bool:
@@ -41,6 +43,8 @@ class Provenance:
 
 def why(ws, bullet_id: str) -> Provenance:
     bullet_id = bullet_id.strip()
+    if bullet_id.endswith("-was"):          # an id copied from memory/superseded.md
+        bullet_id = bullet_id[: -len("-was")]
     document = parse_document(ws.read_memory().text)
     found = None
     for section in document.sections:
@@ -51,17 +55,21 @@ def why(ws, bullet_id: str) -> Provenance:
         if found:
             break
     edits = _edits(ws, bullet_id)
+    was = ws.superseded(bullet_id)
     resolver = SourceResolver(ws.paths)
     if found is not None:
         title, bullet = found
         return Provenance(bullet_id, bullet.text, title, bullet.line, tuple(sorted(bullet.flags)),
-                          [resolver.resolve(s.ref) for s in bullet.sources], edits)
+                          [resolver.resolve(s.ref) for s in bullet.sources], edits, was)
     last = _last_known(ws, bullet_id)
-    if last is None:
+    if last is None and not was:
         raise NotFoundError(f"no bullet {bullet_id!r} in MEMORY.md or in any dream proposal "
                             f"(ids look like m-3f2a; they are in the trailing <!-- id:... --> comments)")
+    if last is None:
+        return Provenance(bullet_id, was[-1].text, "", 0, (), [resolver.resolve(r) for r in was[-1].sources],
+                          edits, was)
     text, section, refs, flags = last
-    return Provenance(bullet_id, text, section, 0, flags, [resolver.resolve(r) for r in refs], edits)
+    return Provenance(bullet_id, text, section, 0, flags, [resolver.resolve(r) for r in refs], edits, was)
 
 
 def _edits(ws, bullet_id: str) -> list[DreamEdit]:
@@ -112,6 +120,9 @@ def format_provenance(p: Provenance, width: int = 160) -> str:
         for number, role, content in source.messages:
             label = f"#{number} {role}" if number else role
             out.append(f"      {label}: {cut(content)}")
+    for old in p.was:
+        refs = f"  [{', '.join(old.sources)}]" if old.sources else ""
+        out.append(f"  was: {cut(old.text)} ({old.validity}){refs}")
     for edit in p.edits:
         decision = edit.decision or "open"
         out.append(f"  dream {edit.proposal_id} ({edit.created}): {edit.op} [{decision}] {cut(edit.reason)}")

@@ -1,7 +1,8 @@
 """What gets indexed, and how one file becomes index rows.
 
 Indexed: MEMORY.md, AGENTS.md, progress.md, the daily logs memory/*.md and
-memory/archive/*.md, and the session logs sessions/*.log.jsonl. Not .reverie/
+memory/archive/*.md (memory/superseded.md too: the old values dream updates replaced,
+read like MEMORY.md), and the session logs sessions/*.log.jsonl. Not .reverie/
 (derived, private) and not large_tool_results/ (evicted payloads: their head and
 tail already sit in the session log, and a 100 kB blob per hit buries real
 memories).
@@ -94,6 +95,7 @@ def content_hash(text: str) -> str:
 
 # ----- which files ---------------------------------------------------------------------------
 TOP_FILES = ("MEMORY.md", "AGENTS.md", "progress.md")
+CURATED_FILES = ("MEMORY.md", "memory/superseded.md")
 
 
 def is_indexed(rel: str) -> bool:
@@ -171,7 +173,8 @@ def file_rows(rel: str, text: str, options: IndexOptions = IndexOptions()) -> tu
 
 
 def _markdown_drafts(rel: str, text: str) -> list[_Draft]:
-    is_memory = rel == "MEMORY.md"
+    # Bullets with provenance comments: the comment gives the row its sources and is not searched.
+    is_memory = rel in CURATED_FILES
     day = file_day(rel)
     drafts, heading = [], ""
     for number, raw in enumerate(text.split("\n"), start=1):

@@ -90,3 +90,26 @@ def router(decide):
 def all_add(messages):
     """The model's answer "every fact is new"."""
     return [{"fact": i, "relation": "new", "target": ""} for i, _ in enumerate(facts_in(messages), start=1)]
+
+
+REVIEW_NOW = dt.datetime(2026, 11, 10, 3, 0, tzinfo=dt.timezone.utc)
+# One day of logs after GOLDEN that gives a dream every kind of row a review shows: an update
+# (tea -> coffee), a duplicate, a new fact, a to-do, a pasted password and a fact against a pin.
+REVIEW_LOG = ["Maya switched from tea to coffee; she drinks coffee now",
+              "TODO: send Priya the export numbers by Friday",
+              "The staging database password is Hx7!pQ2rZ9wL",
+              "Maya prefers dark mode screenshots in the docs",
+              "Maya's manager is Priya Raman",
+              "Authentication no longer goes through Keycloak; we use Auth0 from now on"]
+
+
+def review_workspace(ws, log: list[str] | None = None) -> None:
+    """GOLDEN consolidated up to 2026-11-03, then REVIEW_LOG (or `log`) on 2026-11-09: dream with
+    `run_dream(ws, None, now=REVIEW_NOW)`."""
+    from core.dream.state import record_dream_finished
+
+    golden_workspace(ws)
+    record_dream_finished(ws.paths, dt.datetime(2026, 11, 3, 21, tzinfo=dt.timezone.utc).timestamp(),
+                          now=dt.datetime(2026, 11, 3, 22, tzinfo=dt.timezone.utc))
+    write_log(ws, "2026-11-09", REVIEW_LOG if log is None else log,
+              mtime=dt.datetime(2026, 11, 9, 20, tzinfo=dt.timezone.utc).timestamp())
