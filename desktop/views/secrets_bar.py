@@ -52,8 +52,8 @@ class SecretsBar(MessageBar):
             self.show_message(f"{describe(self.findings)} {why}", "warning", [("Redact", self.redact)])
             return
         ws, rel = self.controller.ws, self.rel
-        self.controller.submit(lambda ctx: ws.redact_secrets([rel]), name=f"redact {rel}",
-                               on_finished=self._redacted,
+        self.controller.run_op(lambda ctx: ws.redact_secrets([rel]), name=f"redact {rel}",
+                               on_success=self._redacted,
                                on_failed=lambda exc: self.show_message(f"Not redacted: {exc}", "error",
                                                                        [("Try again", self.redact)]))
 
@@ -66,5 +66,4 @@ class SecretsBar(MessageBar):
             self.findings = []
             self.show_message(f"Redacted {count} secret{'s' if count != 1 else ''}; the previous version is in "
                               f"this file's history.", "info")
-        self.controller.publish(changes)
-        self.redacted.emit(changes)
+        self.redacted.emit(changes)       # run_op has already published the changes to every view
