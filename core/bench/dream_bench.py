@@ -34,17 +34,29 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_bench_dream)
 
 
+SYLLABLES = ("ka", "lo", "mi", "ren", "tu", "vas", "zel", "dor", "pim", "qua")
+
+
+def site_name(number: int) -> str:
+    """A made-up name per fact ("Lokami"), so no two planted facts are about the same thing."""
+    digits = (number % 10, number // 10 % 10, number // 100 % 10, number // 1000 % 10)
+    return "".join(SYLLABLES[d] for d in digits).capitalize()
+
+
 def fact(day_index: int, n: int) -> str:
-    """A distinct, realistic fact with a unique ticket number to look for later."""
+    """A distinct, realistic fact with a unique ticket number to look for later. Each is about
+    its own named site: two facts that differ only in their ticket number would read as one
+    fact restated (a duplicate) or renumbered (an update), and a dream is right to keep one."""
     topic = TOPICS[(day_index + n) % len(TOPICS)]
-    ticket = f"ORCH-{day_index * 100 + n}"
+    number = day_index * 100 + n
+    ticket, site = f"ORCH-{number}", site_name(number)
     templates = (
-        f"The {topic} check for {ticket} runs every {5 + n} minutes on farm {day_index % 7}",
-        f"Maya prefers the {topic} dashboard grouped by farm ({ticket})",
-        f"Decided to keep {topic} data for {30 + n} days, see {ticket}",
-        f"Learned that the {topic} job fails when the queue exceeds {1000 + n} items ({ticket})",
-        f"Project note: {ticket} moves {topic} alerts to email with a daily digest",
-        f"Jonas owns {ticket}, the {topic} migration planned for week {1 + n}",
+        f"The {topic} check for {site} ({ticket}) runs every {5 + n} minutes on farm {day_index % 7}",
+        f"Maya prefers the {site} {topic} dashboard grouped by farm ({ticket})",
+        f"Decided to keep {site} {topic} data for {30 + n} days, see {ticket}",
+        f"Learned that the {site} {topic} job fails when the queue exceeds {1000 + n} items ({ticket})",
+        f"Project note: {ticket} moves {site} {topic} alerts to email with a daily digest",
+        f"Jonas owns {ticket}, the {site} {topic} migration planned for week {1 + n}",
     )
     return templates[n % len(templates)]
 

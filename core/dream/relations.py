@@ -133,7 +133,8 @@ def numbers_of(text: str) -> frozenset[str]:
 def _values(text: str) -> dict[str, frozenset[str]]:
     """The values a text states, by type: times, other numbers, weekdays, months, ordinals."""
     lower = {stem(w) for w in re.findall(r"[a-z]+", text.lower())}
-    nums = numbers_of(text)
+    # A ticket's number ("ORCH-1301") names the ticket; it is not a value of the sentence.
+    nums = numbers_of(re.sub(r"\b[A-Z]{2,}-\d+\b", " ", text))
     return {"time": frozenset(n for n in nums if _TIME.match(n)),
             "number": frozenset(n for n in nums if not _TIME.match(n)),
             "weekday": frozenset(d for d in _WEEKDAYS if d in lower or stem(d) in lower),
@@ -243,11 +244,27 @@ def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False) -> s
     subject |= (anchors(fact) & anchors(bullet)) - moved             # "1:1", "Kubernetes"
     if not subject:
         return ""
+    if not cue and _names_differ(fact, bullet, everything, rarity):
+        return ""            # "the check for Kakadorlo" / "the check for Lokami": two things, not one changed
     strength = sum(rarity.weight(t) for t in subject)
     if strength < 1.1 * math.log(rarity.total + 1):      # two fairly rare words, or one very rare
         return ""
     values = sorted(v for _kind, new in changed for v in new)
     return f"same subject ({', '.join(sorted(subject)[:4])}), new value {', '.join(values[:3])}"
+
+
+def _names_differ(fact: str, bullet: str, values: set[str], rarity: Rarity) -> bool:
+    """Each side names something (a rare name or identifier, not one of the changed values) the
+    other does not, and no name is shared: they are about different things. One shared name ("Kate
+    wants the call on the last Sunday now" / "call with Kate and Daisuke") keeps them one subject."""
+    def names(text: str) -> set[str]:
+        return {a for a in anchors(text) if a not in values and not a[:1].isdigit()}
+    mine, theirs = names(fact), names(bullet)
+    novel_mine = _novel(frozenset(mine), bullet, rarity)
+    novel_theirs = _novel(frozenset(theirs), fact, rarity)
+    if (mine - novel_mine) or (theirs - novel_theirs):
+        return False                         # a name one side has is in the other's words
+    return bool(novel_mine) and bool(novel_theirs)
 
 
 def _new_version(fact: str, bullet: str) -> str:
@@ -357,6 +374,8 @@ def _best_duplicate(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
                 return candidate, f"the same names and numbers in another language ({', '.join(sorted(f_anchors)[:4])})"
             continue
         f_stems, b_stems = stems(said), stems(candidate.text)
+        if _swapped_word(f_stems, b_stems, candidate.cosine):
+            continue
         covered = max(rarity.overlap(f_stems, b_stems), min(rarity.overlap(b_stems, f_stems),
                                                             rarity.overlap(f_stems, b_stems) + 0.25))
         if not novel and (candidate.cosine >= 0.6 or (candidate.cosine >= 0.45 and covered >= 0.5)
@@ -365,6 +384,16 @@ def _best_duplicate(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
         if len(novel) <= 1 and candidate.cosine >= 0.8 and covered >= 0.3:
             return candidate, f"says the same (cosine {candidate.cosine:.2f})"
     return None
+
+
+def _swapped_word(f_stems: frozenset[str], b_stems: frozenset[str], cosine: float) -> bool:
+    """One word traded for another with everything else the same, and the sentences still far apart:
+    the traded word is the fact ("line on the daily log" / "line in MEMORY.md"). A paraphrase that
+    trades a word for its synonym stays close in meaning (cosine 0.8 and more)."""
+    only_fact, only_bullet = f_stems - b_stems, b_stems - f_stems
+    shared = f_stems & b_stems
+    return (len(only_fact) == 1 and len(only_bullet) == 1 and len(shared) >= 2
+            and len(shared) >= 2 * max(len(only_fact), len(only_bullet)) and cosine < 0.75)
 
 
 def _novel(f_anchors: frozenset[str], bullet: str, rarity: Rarity, loose: bool = False) -> set[str]:
@@ -382,7 +411,7 @@ def _novel(f_anchors: frozenset[str], bullet: str, rarity: Rarity, loose: bool =
         if anchor in lower or stem(anchor) in b_stems:
             return True
         parts = [p for p in re.split(r"[-_/.]", anchor) if any(c.isdigit() for c in p)]
-        if parts and all(p in lower for p in parts):
+        if parts and all(re.search(rf"(?<![\w.]){re.escape(p)}(?![\w])", lower) for p in parts):
             return True
         return loose and any(len(w) >= 4 and (anchor.startswith(w) or w.startswith(anchor))
                              and min(len(w), len(anchor)) >= 0.7 * max(len(w), len(anchor)) for w in b_words)
