@@ -63,8 +63,11 @@ _REVERSED_OBJECT = re.compile(r"\b(?:reversed|undid|overturned|scrapped|cancelle
                               re.IGNORECASE)
 _STRONG_REVERSAL = re.compile(r"\b(?:instead|after all|change of plan|reversed|flipped|changed (?:\w+ )?mind|"
                               r"the other way round)\b", re.IGNORECASE)
-_CHANGE_TO = re.compile(r"\b(?:moved|switched|changed|migrated|upgraded|shifted|went over|is going) (?:\w+ ){0,4}"
-                        r"to\b|\bnow (?:is|are|uses|lives|runs|goes|points)\b", re.IGNORECASE)
+# A move of the subject to a new value or holder: "moved X to", "handed the job to", "now goes to".
+_CHANGE_TO = re.compile(r"\b(?:moved|switched|changed|migrated|upgraded|shifted|went over|is going|handed|passed|"
+                        r"transferred|gave|given|renamed) (?:[\w'’-]+ ){0,4}(?:over )?to\b|"
+                        r"\b(?:took over|taken over|takes over)\b|"
+                        r"\bnow (?:is|are|uses|lives|runs|goes|go|points|point|sits|sit|lands|land)\b", re.IGNORECASE)
 _GENERIC_WORDS = ("week month year time morning afternoon evening night hour minute weekend date "
                   "every other each first last next one two thing way lot")
 # A change stated as such: only then may the fact still name the old value ("moved to 8010; ... wants 8000").
@@ -72,10 +75,6 @@ _STRICT_CUE = re.compile(r"\b(?:moved|switched|changed|migrated|upgraded|shifted
                          r"reduced|cut|renamed|replaced|from now on|no longer)\b", re.IGNORECASE)
 _SAME = re.compile(r"\b(?:still|again|as usual|as always|same as)\b", re.IGNORECASE)
 _ORDER = re.compile(r"\b(\w+)\s+(?:over|rather than|before|instead of|then)\s+(\w+)", re.IGNORECASE)
-_CUE_WORDS = frozenset(words("now from on instead new moved switched changed raised lowered increased reduced "
-                             "bumped shifted renamed replaced takes took taken over handed after all starting "
-                             "only longer gone given gave left leaving retired declined off stopped quit dropped "
-                             "sold ended talked mind went back"))
 
 
 @dataclass(frozen=True)
@@ -95,16 +94,37 @@ class Relation:
 
 
 def stem(word: str) -> str:
-    for suffix in ("ies", "es", "s", "ed", "ing"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
+    """A light English stem that gives a word's forms one key: "hive"/"hives", "change"/"changed"/
+    "changes", "go"/"goes", "flip"/"flipped" (only "-es" after a hissing sound is an ending of its own)."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("sses") or word.endswith(("ches", "shes", "xes", "zes")):
+        base = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        base = word[:-1]
+    elif word.endswith("ed") and len(word) > 4:
+        base = word[:-2]
+    elif word.endswith("ing") and len(word) > 5:
+        base = word[:-3]
+    else:
+        base = word
+    if base is not word and len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+        base = base[:-1]                      # "flipped" -> "flip", "planned" -> "plan"
+    if (len(base) > 3 or base.endswith("oe")) and base.endswith("e") and not base.endswith("ee"):
+        base = base[:-1]                      # "change" and "changed" meet at "chang"
+    return base
 
 
 def stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text))
 
 
+_CUE_WORDS = frozenset(stem(w) for w in words("now from on instead new moved switched changed raised lowered increased reduced "
+                             "bumped shifted renamed replaced takes took taken over handed after all starting "
+                             "only longer gone given gave left leaving retired declined off stopped quit dropped "
+                             "sold ended talked mind went back"))
 _GENERIC = stems(_GENERIC_WORDS)      # time words every schedule shares: no subject of their own
 
 
@@ -173,8 +193,12 @@ class Rarity:
             for token in stems(text) | anchors(text):
                 self.counts[token] = self.counts.get(token, 0) + 1
 
+    def count(self, token: str) -> int:
+        """How many texts hold `token`; a name ("Tove") also counts where its stem ("tov") stood."""
+        return max(self.counts.get(token, 0), self.counts.get(stem(token), 0))
+
     def weight(self, token: str) -> float:
-        return math.log((self.total + 1) / (self.counts.get(token, 0) + 0.5))
+        return math.log((self.total + 1) / (self.count(token) + 0.5))
 
     def overlap(self, mine: frozenset[str], theirs: frozenset[str]) -> float:
         """Share of `mine`'s weight that `theirs` holds."""
@@ -226,7 +250,7 @@ def _old_side(fact: str) -> frozenset[str]:
     return frozenset(found - _CUE_WORDS)
 
 
-def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False) -> str:
+def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False, cued: bool = False) -> str:
     """The same subject with another value: shared subject words, and a value of one type (a
     time, a number, a weekday, a month, "first"/"last") that the bullet has and the fact
     replaces with another. Returns a description, or ""."""
@@ -247,7 +271,9 @@ def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False) -> s
     if not cue and _names_differ(fact, bullet, everything, rarity):
         return ""            # "the check for Kakadorlo" / "the check for Lokami": two things, not one changed
     strength = sum(rarity.weight(t) for t in subject)
-    if strength < 1.1 * math.log(rarity.total + 1):      # two fairly rare words, or one very rare
+    # Two fairly rare words, or one very rare; a fact close in meaning that says it changes
+    # something ("changed to", "only one left") needs only one fairly rare word ("newsletter", "hive").
+    if strength < (0.7 if cued else 1.1) * math.log(rarity.total + 1):
         return ""
     values = sorted(v for _kind, new in changed for v in new)
     return f"same subject ({', '.join(sorted(subject)[:4])}), new value {', '.join(values[:3])}"
@@ -290,6 +316,19 @@ def _order_flip(fact: str, bullet: str) -> bool:
     return (stem(f.group(1).lower()), stem(f.group(2).lower())) == (stem(b.group(2).lower()), stem(b.group(1).lower()))
 
 
+_FIRST = re.compile(r"\b(\w+)\s+first\b", re.IGNORECASE)
+
+
+def _first_flip(fact: str, bullet: str) -> bool:
+    """"the why first, then the command" against "the command first": what came first is now
+    named after something else."""
+    f, b = _FIRST.search(fact), _FIRST.search(bullet)
+    if not f or not b:
+        return False
+    mine, theirs = stem(f.group(1).lower()), stem(b.group(1).lower())
+    return mine != theirs and theirs in stems(fact[f.end():])
+
+
 def _best_update(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
     cue = _has_change_cue(fact)
     old_side = _old_side(fact) if cue else frozenset()
@@ -308,6 +347,9 @@ def _best_update(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
             strength = 3.0 + min(weight, 6.0) / 3 + candidate.cosine
         elif _order_flip(fact, candidate.text) and candidate.cosine >= 0.6:
             why, strength = "the same preference the other way round", 2.5 + candidate.cosine
+        elif (_first_flip(fact, candidate.text) and candidate.cosine >= 0.4
+              and sum(rarity.weight(t) for t in shared - {"first"}) >= 6.0):
+            why, strength = "what comes first is the other way round", 2.5 + candidate.cosine
         elif candidate.pinned and candidate.cosine >= 0.45 and _permits_what_is_forbidden(fact, candidate.text):
             # A conflict with a pin is the safe reading: nothing changes until a person decides.
             why, strength = "it allows what the pinned bullet forbids", 3.5 + candidate.cosine
@@ -325,7 +367,7 @@ def _best_update(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
         else:
             # Without a cue a new value needs a close bullet ("mileage 68 c per km" / "pays 60 c per km").
             strict = bool(_STRICT_CUE.search(fact))
-            slot = _slot_change(fact, candidate.text, rarity, strict) if (cue or candidate.cosine >= 0.6) else ""
+            slot = _slot_change(fact, candidate.text, rarity, strict, cue and candidate.cosine >= 0.4) if (cue or candidate.cosine >= 0.6) else ""
             if slot:
                 why, strength = slot, (2.0 if cue else 1.5) + candidate.cosine
         if why and (best is None or strength > best[2]):
@@ -369,7 +411,7 @@ def _best_duplicate(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
         if is_foreign:
             # One shared name is enough only when it is rare (a brand named once, not the project
             # every line is about).
-            rare = [a for a in f_anchors if rarity.counts.get(a, 0) <= 3]
+            rare = [a for a in f_anchors if rarity.count(a) <= 3]
             if f_anchors and not novel and (len(f_anchors) >= 2 or rare):
                 return candidate, f"the same names and numbers in another language ({', '.join(sorted(f_anchors)[:4])})"
             continue
@@ -389,11 +431,12 @@ def _best_duplicate(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
 def _swapped_word(f_stems: frozenset[str], b_stems: frozenset[str], cosine: float) -> bool:
     """One word traded for another with everything else the same, and the sentences still far apart:
     the traded word is the fact ("line on the daily log" / "line in MEMORY.md"). A paraphrase that
-    trades a word for its synonym stays close in meaning (cosine 0.8 and more)."""
+    trades a word for its synonym stays close in meaning (cosine 0.85 and more; "billing exporter" /
+    "billing dashboard" is 0.83)."""
     only_fact, only_bullet = f_stems - b_stems, b_stems - f_stems
     shared = f_stems & b_stems
     return (len(only_fact) == 1 and len(only_bullet) == 1 and len(shared) >= 2
-            and len(shared) >= 2 * max(len(only_fact), len(only_bullet)) and cosine < 0.75)
+            and len(shared) >= 2 * max(len(only_fact), len(only_bullet)) and cosine < 0.85)
 
 
 def _novel(f_anchors: frozenset[str], bullet: str, rarity: Rarity, loose: bool = False) -> set[str]:
@@ -418,7 +461,7 @@ def _novel(f_anchors: frozenset[str], bullet: str, rarity: Rarity, loose: bool =
 
     return {a for a in f_anchors
             if not present(a) and a not in _CALENDAR and stem(a) not in _CALENDAR
-            and rarity.counts.get(a, 0) <= common}
+            and rarity.count(a) <= common}
 
 
 def could_be_duplicate(fact: str, candidate: Candidate, rarity: Rarity) -> bool:

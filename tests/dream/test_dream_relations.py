@@ -23,7 +23,7 @@ MEMORY = """# MEMORY
 - Rosa Quintero maintains the billing exporter <!-- id:m-rosa -->
 
 ## Decisions
-- Deploys never happen on Fridays <!-- id:m-fri0 pinned -->
+- Deploys never happen on Fridays <!-- id:m-fri0 pin -->
 - Invoices are exported as PDF once a month <!-- id:m-pdf0 -->
 """
 

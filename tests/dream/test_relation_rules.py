@@ -1,0 +1,88 @@
+"""The word rules that tell an update from a new fact, with cosines from the real embedding model:
+a role handed to someone else, a value moved with only one rare word in common, an order of
+"what comes first" reversed, and a shared everyday word that must not link two facts."""
+from __future__ import annotations
+
+import pytest
+
+from core.dream.relations import DUPLICATE, NEW, UPDATE, Candidate, Rarity, relate, stem
+
+# Other bullets of a memory, so that rarity weights are those of a real page, not of two lines.
+BACKGROUND = [
+    "The team writes its design notes in the wiki", "Standup is at 09:30 on weekdays",
+    "Prefers short answers with the code first", "The office is closed on public holidays",
+    "Uses a standing desk in the afternoon", "The laptop is a 14-inch model with 32 GB of memory",
+    "Reviews happen in pairs before a merge", "Coffee comes from the kiosk downstairs",
+    "Backups are kept for 14 days", "The quarterly report is due in the first week of the quarter",
+    "Lives in a flat on the third floor with a small balcony", "Cycles to work when it is dry",
+    "Allergic to penicillin", "Her sister Ines lives in Porto", "Speaks Portuguese and English at home",
+    "The cat is called Miso and eats twice a day", "Deploys go out on Tuesdays and Thursdays",
+    "The VPN must be on before opening the admin panel", "Writes release notes in plain English",
+    "Keeps a paper notebook for meeting notes", "The car goes in for a service every spring",
+    "Dentist is Dr Okafor in the high street", "Prefers window seats on trains",
+    "The build server runs Debian 12", "Pays the rent on the 1st of each month",
+    "Likes jazz radio while cooking", "Invoices go out in euros", "The garden hose is in the shed",
+    "Reads crime novels on holiday", "Team lunches are on Fridays",
+]
+
+
+@pytest.fixture(scope="module")
+def cosine():
+    """Cosine of two texts with the embedder a dream uses (all-MiniLM-L6-v2)."""
+    from core.dream.similarity import Similarity
+    from core.index.embedding import default_embedder
+
+    return Similarity(default_embedder().embed_batch).score
+
+
+def related(fact: str, bullet: str, cosine, pinned: bool = False):
+    rarity = Rarity(BACKGROUND + [bullet, fact])
+    return relate(fact, [Candidate("b1", bullet, cosine(fact, bullet), pinned)], rarity)
+
+
+@pytest.mark.parametrize("forms", [("hive", "hives"), ("change", "changed", "changes"), ("go", "goes"),
+                                   ("flip", "flipped"), ("box", "boxes"), ("study", "studies")])
+def test_a_words_forms_share_one_stem(forms):
+    assert len({stem(word) for word in forms}) == 1, [stem(word) for word in forms]
+
+
+def test_a_role_handed_to_someone_else_replaces_the_holder(cosine):
+    relation = related("Marta Quist has handed the treasurer job to Oskar Lind, who signs the cheques now.",
+                       "The club treasurer is Marta Quist; she signs the cheques", cosine)
+    assert relation.kind == UPDATE, relation
+
+
+def test_a_value_changed_with_one_rare_word_in_common(cosine):
+    relation = related("Podcast night changed to the second Friday of the month; more listeners that way.",
+                       "Decision: the Orbit Radio podcast records on the last Tuesday of the month", cosine)
+    assert relation.kind == UPDATE, relation
+
+
+def test_fewer_left_is_a_new_count(cosine):
+    relation = related("Only one aquarium left; the second tank cracked and was thrown out.",
+                       "Sam keeps two aquariums in the hallway and cleans them every 14 days", cosine)
+    assert relation.kind == UPDATE, relation
+
+
+def test_what_comes_first_reversed(cosine):
+    relation = related("Ravi flipped on summaries: he wants the numbers first and then the story.",
+                       "Wants the story first, numbers after", cosine)
+    assert relation.kind == UPDATE, relation
+
+
+def test_an_everyday_word_in_common_links_nothing(cosine):
+    # "kept" and a new number, and the word "new" in the fact: still another subject.
+    relation = related("Session tokens on the login API are kept for 12 hours; after that a new login is needed.",
+                       "Backups are kept for 14 days", cosine)
+    assert relation.kind == NEW, relation
+
+
+def test_a_traded_noun_is_not_a_duplicate(cosine):
+    relation = related("Rosa Quintero maintains the billing dashboard",
+                       "Rosa Quintero maintains the billing exporter", cosine)
+    assert relation.kind != DUPLICATE, relation
+
+
+def test_a_rewording_is_still_a_duplicate(cosine):
+    relation = related("Standup happens at 09:30 every weekday", "Standup is at 09:30 on weekdays", cosine)
+    assert relation.kind == DUPLICATE, relation
