@@ -259,6 +259,8 @@ def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False, cued
     # port 8010; the portal wants 8000") the fact may still name the old value.
     changed = [(kind, f_values[kind] - b_values[kind]) for kind in f_values
                if f_values[kind] - b_values[kind] and b_values[kind] and (cue or b_values[kind] - f_values[kind])]
+    if any(kind == "number" for kind, _new in changed) and not _same_unit(fact, bullet, f_values, b_values):
+        changed = [(kind, new) for kind, new in changed if kind != "number"]
     if not changed:
         return ""
     everything = set().union(*f_values.values(), *b_values.values())
@@ -277,6 +279,40 @@ def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False, cued
         return ""
     values = sorted(v for _kind, new in changed for v in new)
     return f"same subject ({', '.join(sorted(subject)[:4])}), new value {', '.join(values[:3])}"
+
+
+_TOKEN = re.compile(r"[€$£¥]|\d+(?:[.,:]\d+)*[A-Za-z%]*|[^\W\d_]+")
+
+
+def _units(text: str) -> dict[str, set[str]]:
+    """Each number of `text` with the words that say what it counts: the word before and the two
+    after ("port 5432", "200 bootstrap resamples"), a currency sign or an attached unit ("€520",
+    "48h", "10th"). Numbers written as words ("two hives") count too."""
+    tokens = _TOKEN.findall(text.lower())
+    found: dict[str, set[str]] = {}
+    for index, token in enumerate(tokens):
+        number = re.match(r"\d+(?:[.,:]\d+)*", token)
+        value = number.group(0).replace(",", ".") if number else _NUMBER_WORDS.get(token)
+        if value is None:
+            continue
+        context = {token[number.end():]} if number else set()
+        for near in tokens[max(0, index - 1):index] + tokens[index + 1:index + 3]:
+            if near in "€$£¥" or (near.isalpha() and near not in _ENGLISH):
+                context.add(near if not near.isalpha() else stem(near))
+        found.setdefault(value, set()).update(context - {""})
+    return found
+
+
+def _same_unit(fact: str, bullet: str, f_values: dict, b_values: dict) -> bool:
+    """A new number replaces a gone one only when they count the same thing: "400 dpi" is no new
+    value for "pays on the 10th". A number with no word beside it can stand for anything."""
+    f_units, b_units = _units(fact), _units(bullet)
+    new = [f_units.get(n, set()) for n in f_values["number"] - b_values["number"]]
+    gone = [b_units.get(n, set()) for n in b_values["number"] - f_values["number"]] or \
+           [b_units.get(n, set()) for n in b_values["number"]]
+    if any(not units for units in new + gone):
+        return True
+    return any(a & b for a in new for b in gone)
 
 
 def _names_differ(fact: str, bullet: str, values: set[str], rarity: Rarity) -> bool:

@@ -86,3 +86,16 @@ def test_a_traded_noun_is_not_a_duplicate(cosine):
 def test_a_rewording_is_still_a_duplicate(cosine):
     relation = related("Standup happens at 09:30 every weekday", "Standup is at 09:30 on weekdays", cosine)
     assert relation.kind == DUPLICATE, relation
+
+
+def test_a_number_of_another_unit_is_no_new_value(cosine):
+    # Same client, "only" as a cue, and other numbers: but days of the month are not dots per inch.
+    relation = related("Lesson: Blue Heron's accounts team only pays on the 5th and the 20th, so invoice before.",
+                       "Blue Heron wants the photos as TIFFs at 300 dpi", cosine)
+    assert relation.kind == NEW, relation
+
+
+def test_a_number_of_the_same_unit_is_a_new_value(cosine):
+    relation = related("Raised the simulation to 5000 draws for the price intervals; 500 was too noisy.",
+                       "Price intervals use 500 simulation draws", cosine)
+    assert relation.kind == UPDATE, relation
