@@ -90,6 +90,13 @@ _TRANSIENT = [
          r"thursday|friday|saturday|sunday|tomorrow|today|next week)\b"), 2.0, "an order on its way"),
     (_rx(r"\bgoing to\b[^.;]*\b(?:tonight|today|tomorrow|later|this)\b"), 2.0, "a plan for one day"),
     (_rx(r"\bdraft\b[^.;]*\bat [\d,.]+ (?:words|pages)\b"), 2.5, "progress on a draft"),
+    # An instruction to oneself ("Find out why ...", "Make the export tenant-aware"); a rule said the
+    # same way carries "always", "never" or "every", which outweigh it. "Update: ..." is a heading.
+    (_rx(r"^(?:find out|figure out|look up|make sure|make|fix|add|check|ask|call|email|write|investigate|finish|"
+         r"try|rename|set up|book|buy|schedule|send|clean up|remove|delete|refactor|implement)\b(?!\s*:)"),
+     2.0, "a to-do"),
+    (_rx(r"^(?:wrote|implemented|built|refactored|drafted|prototyped)\b"), 2.0, "work done"),
+    (_rx(r"\bstill (?:fail|fails|failing|broken|open|red|flaky|pending|missing|to do)\b"), 2.5, "work in progress"),
     (_rx(r"\bagain\b[^.;]*(?:;|$)"), 0.5, "a recurring nuisance"),
 ]
 
@@ -118,6 +125,8 @@ _ONE_OFF = [
     (_rx(r"\bfor (?:about |around |nearly |almost )?(?:\d+|ten|twenty|thirty|forty|fifty|a few|an?) "
          r"(?:minutes|minute|hours|hour)\b"), 1.0, "how long one event lasted"),
     (_rx(r"\binstead of\b[^.;]*\b\d{1,2}:\d{2}\b"), 1.0, "a one-time deviation"),
+    (_rx(r"\b(?:is|are|will be) (?:away|on holiday|on leave|on vacation)\b"), 2.0, "an absence"),
+    (_rx(r"\bnext (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"), 1.5, "one day ahead"),
 ]
 
 # A lasting rule outweighs the day it was written on ("after yesterday's check-up ... from now on").

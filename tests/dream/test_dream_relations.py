@@ -35,6 +35,14 @@ MEMORY = """# MEMORY
     (f"The wiki admin password is {PASSWORD}", SECRET),
     ("Prefers dark mode in every editor", DURABLE),
     ("The team decided to keep backups for 90 days", DURABLE),
+    ("Find out why the nightly import skipped two files", TRANSIENT),
+    ("Make the invoice export multi-currency.", TRANSIENT),
+    ("Two integration tests still fail on the new runner", TRANSIENT),
+    ("Implemented the retry queue with a bounded buffer", TRANSIENT),
+    ("Lena is away next Thursday (school trip); no reviews that day", ONE_OFF),
+    ("Omar will be on leave from the 3rd for a week", ONE_OFF),
+    ("Make sure every migration has a down step", DURABLE),
+    ("Update: the staging bucket moved to eu-west-2", DURABLE),
 ])
 def test_every_fact_gets_a_kind(text, kind):
     assert classify_fact(text).kind == kind, classify_fact(text)

@@ -46,56 +46,37 @@ def test_a_words_forms_share_one_stem(forms):
     assert len({stem(word) for word in forms}) == 1, [stem(word) for word in forms]
 
 
-def test_a_role_handed_to_someone_else_replaces_the_holder(cosine):
-    relation = related("Marta Quist has handed the treasurer job to Oskar Lind, who signs the cheques now.",
-                       "The club treasurer is Marta Quist; she signs the cheques", cosine)
-    assert relation.kind == UPDATE, relation
+CASES = {
+    # A role handed to someone else replaces the holder.
+    "handed over": ("Marta Quist has handed the treasurer job to Oskar Lind, who signs the cheques now.",
+                    "The club treasurer is Marta Quist; she signs the cheques", UPDATE),
+    # A value changed, close in meaning, with one rare word in common.
+    "one rare word": ("Podcast night changed to the second Friday of the month; more listeners that way.",
+                      "Decision: the Orbit Radio podcast records on the last Tuesday of the month", UPDATE),
+    "fewer left": ("Only one aquarium left; the second tank cracked and was thrown out.",
+                   "Sam keeps two aquariums in the hallway and cleans them every 14 days", UPDATE),
+    "first reversed": ("Ravi flipped on summaries: he wants the numbers first and then the story.",
+                       "Wants the story first, numbers after", UPDATE),
+    "same unit": ("Raised the simulation to 5000 draws for the price intervals; 500 was too noisy.",
+                  "Price intervals use 500 simulation draws", UPDATE),
+    # "kept", a new number and the word "new": still another subject.
+    "everyday word": ("Session tokens on the login API are kept for 12 hours; after that a new login is needed.",
+                      "Backups are kept for 14 days", NEW),
+    # The same client, "only" as a cue and other numbers: days of the month are not dots per inch.
+    "another unit": ("Lesson: Blue Heron's accounts team only pays on the 5th and the 20th, so invoice before.",
+                     "Blue Heron wants the photos as TIFFs at 300 dpi", NEW),
+    "rewording": ("Standup happens at 09:30 every weekday", "Standup is at 09:30 on weekdays", DUPLICATE),
+}
 
 
-def test_a_value_changed_with_one_rare_word_in_common(cosine):
-    relation = related("Podcast night changed to the second Friday of the month; more listeners that way.",
-                       "Decision: the Orbit Radio podcast records on the last Tuesday of the month", cosine)
-    assert relation.kind == UPDATE, relation
-
-
-def test_fewer_left_is_a_new_count(cosine):
-    relation = related("Only one aquarium left; the second tank cracked and was thrown out.",
-                       "Sam keeps two aquariums in the hallway and cleans them every 14 days", cosine)
-    assert relation.kind == UPDATE, relation
-
-
-def test_what_comes_first_reversed(cosine):
-    relation = related("Ravi flipped on summaries: he wants the numbers first and then the story.",
-                       "Wants the story first, numbers after", cosine)
-    assert relation.kind == UPDATE, relation
-
-
-def test_an_everyday_word_in_common_links_nothing(cosine):
-    # "kept" and a new number, and the word "new" in the fact: still another subject.
-    relation = related("Session tokens on the login API are kept for 12 hours; after that a new login is needed.",
-                       "Backups are kept for 14 days", cosine)
-    assert relation.kind == NEW, relation
+@pytest.mark.parametrize("name", CASES)
+def test_relation(name, cosine):
+    fact, bullet, kind = CASES[name]
+    relation = related(fact, bullet, cosine)
+    assert relation.kind == kind, relation
 
 
 def test_a_traded_noun_is_not_a_duplicate(cosine):
     relation = related("Rosa Quintero maintains the billing dashboard",
                        "Rosa Quintero maintains the billing exporter", cosine)
     assert relation.kind != DUPLICATE, relation
-
-
-def test_a_rewording_is_still_a_duplicate(cosine):
-    relation = related("Standup happens at 09:30 every weekday", "Standup is at 09:30 on weekdays", cosine)
-    assert relation.kind == DUPLICATE, relation
-
-
-def test_a_number_of_another_unit_is_no_new_value(cosine):
-    # Same client, "only" as a cue, and other numbers: but days of the month are not dots per inch.
-    relation = related("Lesson: Blue Heron's accounts team only pays on the 5th and the 20th, so invoice before.",
-                       "Blue Heron wants the photos as TIFFs at 300 dpi", cosine)
-    assert relation.kind == NEW, relation
-
-
-def test_a_number_of_the_same_unit_is_a_new_value(cosine):
-    relation = related("Raised the simulation to 5000 draws for the price intervals; 500 was too noisy.",
-                       "Price intervals use 500 simulation draws", cosine)
-    assert relation.kind == UPDATE, relation
