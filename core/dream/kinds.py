@@ -93,7 +93,7 @@ _TRANSIENT = [
     # An instruction to oneself ("Find out why ...", "Make the export tenant-aware"); a rule said the
     # same way carries "always", "never" or "every", which outweigh it. "Update: ..." is a heading.
     (_rx(r"^(?:find out|figure out|look up|make sure|make|fix|add|check|ask|call|email|write|investigate|finish|"
-         r"try|rename|set up|book|buy|schedule|send|clean up|remove|delete|refactor|implement)\b(?!\s*:)"),
+         r"try|rename|set up|book|buy|schedule|send|clean up|remove|delete|refactor|implement|create|prepare)\b(?!\s*:)"),
      2.0, "a to-do"),
     (_rx(r"^(?:wrote|implemented|built|refactored|drafted|prototyped)\b"), 2.0, "work done"),
     (_rx(r"\bstill (?:fail|fails|failing|broken|open|red|flaky|pending|missing|to do)\b"), 2.5, "work in progress"),

@@ -37,6 +37,7 @@ MEMORY = """# MEMORY
     ("The team decided to keep backups for 90 days", DURABLE),
     ("Find out why the nightly import skipped two files", TRANSIENT),
     ("Make the invoice export multi-currency.", TRANSIENT),
+    ("Create the billing table migration and a test.", TRANSIENT),
     ("Two integration tests still fail on the new runner", TRANSIENT),
     ("Implemented the retry queue with a bounded buffer", TRANSIENT),
     ("Lena is away next Thursday (school trip); no reviews that day", ONE_OFF),
