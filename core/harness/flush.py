@@ -147,7 +147,7 @@ class MemoryFlushManager:
         return self.ws.paths.flush_record
 
     def records(self) -> list[dict]:
-        return read_jsonl(self.record_path).objects
+        return read_jsonl(self.record_path, self.ws.root).objects
 
     def _already(self) -> tuple[set[str], set[str]]:
         """(span hashes, message ids) of flushes that finished (written, no_reply or empty)."""
@@ -277,5 +277,5 @@ class MemoryFlushManager:
                   "redacted": result.redacted,
                   "reply_excerpt": redact(result.reply[:300]) if not result.wrote else "",
                   "model": getattr(self.llm, "model_id", "")}
-        append_jsonl(self.record_path, [record])
+        append_jsonl(self.record_path, [record], root=self.ws.root)
         return result

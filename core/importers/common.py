@@ -128,7 +128,7 @@ def store_session(workspace, parsed: ParsedSession) -> ImportResult:
         valid.append(message)
     with locked(workspace.paths.locks_dir / f"import-{parsed.session_id}.lock"):
         created = not path.exists() or path.stat().st_size == 0
-        seen = {str(obj.get("id")) for obj in read_jsonl(path).objects} if not created else set()
+        seen = {str(obj.get("id")) for obj in read_jsonl(path, workspace.root).objects} if not created else set()
         todo, batch = [], set()
         for message in valid:
             if message["id"] in seen or message["id"] in batch:
@@ -136,7 +136,7 @@ def store_session(workspace, parsed: ParsedSession) -> ImportResult:
             batch.add(message["id"])
             todo.append(message)
         if todo:
-            append_jsonl(path, todo)
+            append_jsonl(path, todo, root=workspace.root)
     rel = workspace.relative(path)
     if todo:
         workspace.notice_external_change(rel)
