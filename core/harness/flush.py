@@ -217,6 +217,8 @@ class MemoryFlushManager:
             # small model copying the transcript back, and at a few tokens a second the longest step.
             span_out = min(out_tokens, max(MIN_FLUSH_TOKENS, self.count(transcript) // 2))
             reply = ask(self.llm, [{"role": "user", "content": user}], max_tokens=span_out, cancel=self.cancel)
+            if reply.cut:   # a half reply: nothing of this flush is written, so the span is flushed again later
+                return FlushResult("failed", span_hash=digest, error=reply.error, messages=len(todo))
             if not reply.ok:
                 errors.append(reply.error)
                 continue

@@ -47,6 +47,8 @@ def read_jsonl(path: Path, root: Path | None = None) -> JsonlRead:
         data = read_bytes(root, path) if root is not None else path.read_bytes()
     except FileNotFoundError:
         return result
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]          # a UTF-8 byte-order mark (Windows editors write one): not part of line 1
     decoded = decode_lossy(data)
     if not decoded.clean:
         result.problems.append(LineProblem(0, f"{decoded.replaced} byte(s) are not UTF-8; shown as \ufffd"))
