@@ -67,6 +67,7 @@ class Workspace:
         self.recovery = RecoveryStore(self.paths)      # unsaved edits of an editor, kept until saved
         self._index = None
         self._index_lock = threading.Lock()
+        self._keyword_only = False
         # rel path -> ((size, mtime_ns), findings): the app asks again on every change it sees
         self._secret_cache: dict[str, tuple[tuple[int, int], list[SecretFinding]]] = {}
         self._secret_lock = threading.Lock()
@@ -283,8 +284,14 @@ class Workspace:
             if self._index is None:
                 from core.index import SearchIndex
 
-                self._index = SearchIndex(self.root, self.paths.index_db, self.settings.search)
+                self._index = SearchIndex(self.root, self.paths.index_db, self.settings.search,
+                                          embedder=False if self._keyword_only else None)
             return self._index
+
+    def keyword_only_index(self) -> None:
+        """Open the index (on first use) without the embedding model: a command that only reads
+        keyword hits never loads the model and never waits for background embedding to stop."""
+        self._keyword_only = True
 
     @property
     def index_is_open(self) -> bool:
