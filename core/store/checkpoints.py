@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from core.errors import FormatError, NotFoundError
 from core.store.atomic import atomic_write
-from core.store.fileio import confined_files, read_text
+from core.store.fileio import confined_glob, read_text
 from core.store.paths import WorkspacePaths, safe_id
 
 REQUIRED = {
@@ -108,10 +108,8 @@ def read_checkpoint(paths: WorkspacePaths, path: Path) -> dict[str, Any]:
 def list_checkpoints(paths: WorkspacePaths, session_id: str | None = None) -> list[Path]:
     """Checkpoint files, oldest first (ids sort by time)."""
     root = paths.checkpoint_dir(session_id) if session_id else paths.checkpoints_dir
-    if not root.is_dir():
-        return []
     pattern = "*.json" if session_id else "*/*.json"
-    return sorted(confined_files(paths.root, root.glob(pattern)), key=lambda p: (p.stem, p.parent.name))
+    return sorted(confined_glob(paths.root, root, pattern), key=lambda p: (p.stem, p.parent.name))
 
 
 def latest_checkpoint(paths: WorkspacePaths, session_id: str | None = None) -> dict[str, Any] | None:

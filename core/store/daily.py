@@ -16,7 +16,7 @@ from pathlib import Path
 from core.errors import CoreError
 from core.secrets import redact_count
 from core.store.atomic import append_durable, fsync_dir
-from core.store.fileio import confined_files, read_bytes
+from core.store.fileio import confined_glob, read_bytes
 from core.store.paths import WorkspacePaths, confine, daily_date, inside
 from core.store.textio import escape_controls
 
@@ -77,9 +77,7 @@ def list_daily_logs(paths: WorkspacePaths, include_archive: bool = True) -> list
     logs = []
     folders = [(paths.memory_dir, False)] + ([(paths.archive_dir, True)] if include_archive else [])
     for folder, archived in folders:
-        if not folder.is_dir():
-            continue
-        for path in confined_files(paths.root, folder.glob("*.md")):
+        for path in confined_glob(paths.root, folder, "*.md"):
             day = daily_date(path)
             if day is not None:
                 logs.append(DailyLog(date=day, path=path, archived=archived))

@@ -63,6 +63,18 @@ def read_text(root: Path, path: str | os.PathLike[str]) -> str:
     return read_bytes(root, path).decode("utf-8")
 
 
+def confined_glob(root: Path, folder: Path, pattern: str) -> list[Path]:
+    """The files matching `pattern` in `folder` that really lie inside `root`; a folder that is itself a
+    link out is not even listed."""
+    try:
+        inside(root, folder)
+    except PathEscapeError:
+        return []
+    if not folder.is_dir():
+        return []
+    return confined_files(root, folder.glob(pattern))
+
+
 def confined_files(root: Path, paths: Iterable[Path]) -> list[Path]:
     """The files among `paths` that really lie inside `root` (links out, dangling links and folders left out)."""
     out = []

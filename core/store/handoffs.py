@@ -14,7 +14,7 @@ from typing import Any
 
 from core.errors import FormatError, HandoffLoopError
 from core.store.atomic import atomic_write
-from core.store.fileio import confined_files, read_text
+from core.store.fileio import confined_glob, read_text
 from core.store.checkpoints import read_json_record
 from core.store.paths import WorkspacePaths
 
@@ -43,12 +43,11 @@ def validate_handoff(data: Any) -> list[str]:
 def list_handoffs(paths: WorkspacePaths) -> list[dict[str, Any]]:
     """Readable packets, oldest first."""
     found = []
-    if paths.handoffs_dir.is_dir():
-        for path in confined_files(paths.root, paths.handoffs_dir.glob("*.json")):
-            try:
-                found.append(json.loads(read_text(paths.root, path)))
-            except (ValueError, UnicodeDecodeError):
-                continue
+    for path in confined_glob(paths.root, paths.handoffs_dir, "*.json"):
+        try:
+            found.append(json.loads(read_text(paths.root, path)))
+        except (ValueError, UnicodeDecodeError):
+            continue
     return sorted(found, key=lambda p: (p.get("created", ""), p.get("id", "")))
 
 

@@ -61,8 +61,9 @@ def outside_links(paths: WorkspacePaths) -> list[str]:
     for folder in (paths.memory_dir, paths.archive_dir, paths.sessions_dir, paths.checkpoints_dir,
                    paths.handoffs_dir, paths.large_results_dir):
         try:
+            inside(paths.root, folder)      # a folder that is a link out is named above, never listed
             candidates.extend(Path(entry.path) for entry in os.scandir(folder) if entry.is_symlink())
-        except OSError:
+        except (OSError, PathEscapeError):
             continue
     found = []
     for path in dict.fromkeys(candidates):

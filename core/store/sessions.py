@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from core.store.atomic import append_durable, atomic_write, fsync_dir
-from core.store.fileio import confined_files, read_bytes
+from core.store.fileio import confined_glob, read_bytes
 from core.store.locks import locked
 from core.store.paths import WorkspacePaths
 from core.store.textio import decode_lossy
@@ -92,7 +92,7 @@ def list_sessions(paths: WorkspacePaths) -> list[SessionInfo]:
     """Session logs, newest first."""
     found = []
     if paths.sessions_dir.is_dir():
-        for path in confined_files(paths.root, paths.sessions_dir.glob("*.log.jsonl")):
+        for path in confined_glob(paths.root, paths.sessions_dir, "*.log.jsonl"):
             stat = path.stat()
             found.append(SessionInfo(id=path.name[: -len(".log.jsonl")], path=path, size=stat.st_size,
                                      modified=dt.datetime.fromtimestamp(stat.st_mtime)))
