@@ -74,9 +74,9 @@ class History:
         atomic_write(path, data, root=self.root)
 
     def record(self, rel_path: str, before: bytes, hash_before: str, hash_after: str, reason: str,
-               undoes: str = "") -> HistoryEntry:
+               undoes: str = "", now: dt.datetime | None = None) -> HistoryEntry:
         folder = self._folder(rel_path)
-        now = dt.datetime.now(dt.timezone.utc)
+        now = now or dt.datetime.now(dt.timezone.utc)
         entry_id = f"{now.strftime('%Y%m%dT%H%M%S%fZ')}-{os.getpid()}-{hash_after[:8] or 'empty'}"
         entry = HistoryEntry(id=entry_id, path=rel_path, time=now.isoformat(timespec="seconds"),
                              reason=reason, hash_before=hash_before, hash_after=hash_after,
