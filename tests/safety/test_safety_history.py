@@ -49,6 +49,7 @@ def _temp_files(root) -> list[str]:
 def _kill_loop(root, kills: int, seed: int) -> dict:
     rng = random.Random(seed)
     seen = {"phantoms": 0, "temps": 0}
+    phantoms_before = 0
     for number in range(kills):
         ws = Workspace.open(root)                # a change of our own first: there is always one to undo
         ws.write_memory(BODY + f"- round {number}\n", ws.read_memory().hash, reason=f"round {number}")
@@ -63,10 +64,13 @@ def _kill_loop(root, kills: int, seed: int) -> dict:
         assert _temp_files(root) == []
         current = ws.read_memory()
         landed = ws.history_entries("MEMORY.md")
-        seen["phantoms"] += len(ws.history.entries("MEMORY.md")) - len(landed)
+        phantoms = len(ws.history.entries("MEMORY.md")) - len(landed)
+        assert phantoms - phantoms_before in (0, 1)       # one kill leaves at most one change that never landed
+        seen["phantoms"] += phantoms - phantoms_before
         assert landed and landed[0].hash_after == current.hash       # the newest change listed is the file now
         undone = ws.undo()                                            # never "changed after the change being undone"
         assert ws.read_memory().hash == undone.info["hash"]
+        phantoms_before = len(ws.history.entries("MEMORY.md")) - len(ws.history_entries("MEMORY.md"))
     return seen
 
 
