@@ -15,7 +15,9 @@ Claude Code writes one line per content block of a reply, all with the same
 results, as the OpenAI shape wants. Ids come from what a record is (its uuid,
 the reply's message.id, or its content), never from its line: a transcript that
 is still being written can be imported again and again, and a reply that grew
-meanwhile gets exactly its new blocks (core/importers/common.py). Sidechain
+meanwhile gets exactly its new blocks (core/importers/common.py); a reply that
+ends in tool calls at the very end of the file waits for the next import, so its
+parallel calls are stored together, before their results. Sidechain
 records in a main transcript (a subagent's turns) are left out and counted. Thinking blocks, meta lines (command caveats), API-error
 stand-ins and bookkeeping records (file-history-snapshot, queue-operation,
 system, ...) are left out and counted. A `summary` record becomes the session's
@@ -114,15 +116,25 @@ class _Builder:
                 self.parsed.skip("thinking block")
         if merged is not None:
             merged.update(reply_message(merged["_reply"], parts, 0))     # a later block of the same reply
+            merged["_last"] = line
             return
         if not parts:
             return
-        out: dict[str, Any] = {"role": "assistant", "_line": line, "_reply": f"cc-{reply_id}", "_parts": parts}
+        out: dict[str, Any] = {"role": "assistant", "_line": line, "_last": line, "_reply": f"cc-{reply_id}",
+                               "_parts": parts}
         if record.get("timestamp"):
             out["ts"] = str(record["timestamp"])
         out.update(reply_message(out["_reply"], parts, 0))
         self.replies[reply_id] = out
         self._emit(out)
+
+    def hold_open_reply(self, last_line: int) -> None:
+        """A reply that ends in tool calls with nothing after it is still being written (its results, maybe
+        more calls, are on their way): it waits for the next import, so its calls are stored together."""
+        for reply in self.replies.values():
+            if reply["_last"] >= last_line and reply["_parts"][-1][0] == "call":
+                self.parsed.messages.remove(reply)
+                self.parsed.skip("reply waiting for its tool results")
 
     def user(self, line: int, record: dict[str, Any], message: dict[str, Any]) -> None:
         if record.get("isMeta"):
@@ -159,6 +171,7 @@ def parse_transcript(path: Path, session_id: str | None = None) -> ParsedSession
     parsed = ParsedSession(session_id=session_id or session_id_for(path), source=str(path))
     builder = _Builder(parsed)
     subagent = path.stem.startswith("agent-")       # a subagent's own transcript is all sidechain
+    last = 0                                         # the last line of the conversation so far
     for line, record in read_records(path, parsed):
         kind = record.get("type")
         if record.get("isSidechain") is True and not subagent and kind in CONVERSATION:
@@ -178,8 +191,10 @@ def parse_transcript(path: Path, session_id: str | None = None) -> ParsedSession
         if not isinstance(message, dict) or "content" not in message:
             parsed.problems.append(Problem(parsed.source, line, f"{kind} record without a message"))
             continue
+        last = line
         if kind == "assistant":
             builder.assistant(line, record, message)
         else:
             builder.user(line, record, message)
+    builder.hold_open_reply(last)
     return parsed
