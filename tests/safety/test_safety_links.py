@@ -18,8 +18,8 @@ import pytest
 
 from core.errors import PathEscapeError
 from core.workspace import Workspace
-from tests.support.hostile import (SECRET, make_outside, outside_state, plant_file_links, plant_folder_links,
-                                   plant_memory_folder_link, touched_outside)
+from tests.support.hostile import (SECRET, hostile_workspace, make_outside, outside_state, plant_file_links,
+                                   plant_folder_links, plant_memory_folder_link, touched_outside)
 from tests.support.processes import ROOT, python_env
 from tests.support.transcripts import chat_log_lines, claude_code_records, write_jsonl
 
@@ -56,15 +56,17 @@ def _run_all(ws: Path, tmp_path: Path, outside: Path) -> list[tuple[list[str], s
     return runs
 
 
+def _hostile_runs(tmp_path: Path, plant):
+    ws, outside = hostile_workspace(tmp_path, plant)
+    return ws, _run_all(ws, tmp_path, outside)
+
+
 def _by_name(runs, name: str, *args: str):
     return [done for command, done in runs if command[0] == name and all(a in command for a in args)]
 
 
 def test_file_links_out_are_refused_by_every_command(tmp_path):
-    ws = Workspace.create(tmp_path / "ws").root
-    outside = make_outside(tmp_path)
-    plant_file_links(ws, outside)
-    runs = _run_all(ws, tmp_path, outside)
+    ws, runs = _hostile_runs(tmp_path, plant_file_links)
     [log] = _by_name(runs, "log", "deploy")
     assert log.returncode == 2 and "outside the workspace" in log.stderr
     [read_progress] = _by_name(runs, "read", "progress.md")
@@ -74,10 +76,7 @@ def test_file_links_out_are_refused_by_every_command(tmp_path):
 
 
 def test_folder_links_out_are_refused_by_every_command(tmp_path):
-    ws = Workspace.create(tmp_path / "ws").root
-    outside = make_outside(tmp_path)
-    plant_folder_links(ws, outside)
-    runs = _run_all(ws, tmp_path, outside)
+    ws, runs = _hostile_runs(tmp_path, plant_folder_links)
     [log] = _by_name(runs, "log", "deploy")
     assert log.returncode == 0          # memory/ itself is real: the log works
     [imported] = _by_name(runs, "import", "claude-code")
@@ -88,10 +87,7 @@ def test_folder_links_out_are_refused_by_every_command(tmp_path):
 
 
 def test_a_memory_folder_link_out_is_reported_not_silently_skipped(tmp_path):
-    ws = Workspace.create(tmp_path / "ws").root
-    outside = make_outside(tmp_path)
-    plant_memory_folder_link(ws, outside)
-    runs = _run_all(ws, tmp_path, outside)
+    ws, runs = _hostile_runs(tmp_path, plant_memory_folder_link)
     [log] = _by_name(runs, "log", "deploy")
     assert log.returncode == 2 and "outside the workspace" in log.stderr   # never write-only memory
     [index] = _by_name(runs, "index")
@@ -145,9 +141,7 @@ def test_a_dream_and_the_maintenance_tick_stay_inside(tmp_path):
     """The commands that read every log (and load the embedding model): slow, so not in the default run."""
     for plant in (plant_file_links, plant_folder_links, plant_memory_folder_link):
         case = tmp_path / plant.__name__
-        ws = Workspace.create(case / "ws").root
-        outside = make_outside(case)
-        plant(ws, outside)
+        ws, outside = hostile_workspace(case, plant)
         audit = case / "audit.log"
         before = outside_state(outside)
         for command in (["dream", str(ws), "--no-model", "--apply"], ["maintain", str(ws), "--no-model"]):

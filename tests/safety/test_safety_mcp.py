@@ -12,8 +12,7 @@ import sys
 
 import anyio
 
-from core.workspace import Workspace
-from tests.support.hostile import (SECRET, make_outside, outside_state, plant_file_links, plant_folder_links,
+from tests.support.hostile import (SECRET, hostile_workspace, outside_state, plant_file_links, plant_folder_links,
                                    touched_outside)
 from tests.support.mcp_client import REVERIE, data_of, mcp_client, text_of
 from tests.support.processes import ROOT, python_env
@@ -48,9 +47,7 @@ def _every_tool(client):
 
 
 def _check(tmp_path, plant):
-    ws = Workspace.create(tmp_path / "ws").root
-    outside = make_outside(tmp_path)
-    plant(ws, outside)
+    ws, outside = hostile_workspace(tmp_path, plant)
     before = outside_state(outside)
     audit = tmp_path / "audit.log"
 

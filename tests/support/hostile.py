@@ -99,3 +99,13 @@ def touched_outside(audit_log: Path, outside: Path) -> list[str]:
         if real == root or real.startswith(root + os.sep):
             hits.append(f"{event} {path} -> {real}")
     return hits
+
+
+def hostile_workspace(folder: Path, plant) -> tuple[Path, Path]:
+    """A new workspace in `folder`/ws with `plant(ws, outside)` applied; returns (ws, outside)."""
+    from core.workspace import Workspace
+
+    ws = Workspace.create(folder / "ws").root
+    outside = make_outside(folder)
+    plant(ws, outside)
+    return ws, outside
