@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Settings, dump_settings, load_settings
-from core.errors import WorkspaceError
+from core.errors import PathEscapeError, WorkspaceError
 from core.store import checkpoints as checkpoint_store
 from core.store import handoffs as handoff_store
 from core.store.checkpoints import validate_checkpoint
@@ -164,7 +164,12 @@ class Workspace:
         if rel_path is not None:
             return self.documents.landed_history(rel_path)
         rels = sorted({entry.path for entry in self.history.entries()})
-        landed = [entry for rel in rels for entry in self.documents.landed_history(rel)]
+        landed = []
+        for rel in rels:
+            try:
+                landed.extend(self.documents.landed_history(rel))
+            except PathEscapeError:       # the file is now a link out: its past versions are still ours
+                landed.extend(self.history.entries(rel))
         return sorted(landed, key=lambda e: e.id, reverse=True)
 
     def outside_links(self) -> list[str]:
