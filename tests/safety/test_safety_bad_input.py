@@ -108,3 +108,22 @@ def test_a_keyword_search_never_loads_the_embedding_model(workspace):
                           cwd=ROOT, env=python_env(), timeout=180)
     assert done.returncode == 0, done.stderr
     assert "memory/" in done.stdout and "loaded: []" in done.stdout
+
+
+def test_write_tools_on_a_read_only_workspace_say_why(workspace):
+    import anyio
+
+    from tests.support.mcp_client import mcp_client, text_of
+
+    async def session():
+        async with mcp_client(workspace.root, workspace.root.parent / "stderr.log") as client:
+            appended = await client.call_tool("memory_append", {"text": "a fact"})
+            progress = await client.call_tool("progress_update", {"goal": "ship it"})
+            read = await client.call_tool("memory_get", {"path": "MEMORY.md", "end": 1})
+            return appended, progress, read
+
+    with read_only(workspace.root):
+        appended, progress, read = anyio.run(session)
+    for result in (appended, progress):
+        assert result.is_error and "read-only" in text_of(result), text_of(result)
+    assert not read.is_error and "# MEMORY" in text_of(read)
