@@ -2,16 +2,26 @@
 
 Stored as TOML in `<workspace>/.reverie/config.toml`; any value can be
 overridden per call with `settings.replace(section, **values)`.
+
+A setting this version does not know (a typo, or one from a newer version) is not
+fatal when the file is read: it is ignored with a ConfigWarning, so a stray key never
+locks a person or an agent out of their memory. A known setting with a wrong value
+(a word that is not one of its choices, text where a number goes) is a ConfigError.
 """
 from __future__ import annotations
 
 import dataclasses
 import tomllib
+import warnings
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from core.errors import ConfigError
+
+
+class ConfigWarning(UserWarning):
+    """A setting in config.toml was ignored (the CLI prints these as `reverie: warning: ...`)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +117,13 @@ class SearchSettings:
     recency_half_life_days: float = 0.0         # 0 = no recency weighting
 
 
+# Settings whose value is one of a few words ("" = the default choice where allowed).
+CHOICES = {
+    ("search", "default_mode"): ("hybrid", "keyword", "fts", "vector"),
+    ("model", "backend"): ("local", "openai"),
+    ("model", "json_mode"): ("", "grammar", "retry"),
+}
+
 SECTIONS = {
     "compaction": CompactionSettings,
     "truncation": TruncationSettings,
@@ -141,11 +158,29 @@ class Settings:
         return {name: _plain(dataclasses.asdict(getattr(self, name))) for name in SECTIONS}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Settings":
+    def from_dict(cls, data: dict[str, Any], *, lenient: bool = False) -> "Settings":
+        """Settings from parsed TOML. Unknown sections and keys raise ConfigError, or with `lenient`
+        (reading a file) are left out with a ConfigWarning each."""
         unknown = set(data) - set(SECTIONS)
         if unknown:
-            raise ConfigError(f"unknown settings section(s): {', '.join(sorted(unknown))}")
-        return cls(**{name: _build(name, data.get(name, {})) for name in SECTIONS})
+            _unknown(f"unknown settings section(s): {', '.join(sorted(unknown))}", lenient)
+        sections = {}
+        for name in SECTIONS:
+            values = data.get(name, {})
+            if not isinstance(values, dict):
+                raise ConfigError(f"[{name}] must be a table of settings, not {values!r}")
+            extra = set(values) - {f.name for f in fields(SECTIONS[name])}
+            if extra:
+                _unknown(f"unknown setting(s) in [{name}]: {', '.join(sorted(extra))}", lenient)
+                values = {k: v for k, v in values.items() if k not in extra}
+            sections[name] = _build(name, values)
+        return cls(**sections)
+
+
+def _unknown(message: str, lenient: bool) -> None:
+    if not lenient:
+        raise ConfigError(message)
+    warnings.warn(f"{message}; ignored (check the spelling in .reverie/config.toml)", ConfigWarning, stacklevel=3)
 
 
 def _plain(values: dict[str, Any]) -> dict[str, Any]:
@@ -176,6 +211,10 @@ def _build(section: str, values: dict[str, Any]):
             value = type(default)(value) if isinstance(default, float) else value
         elif isinstance(default, str) and not isinstance(value, str):
             raise ConfigError(f"[{section}] {name} must be text, not {value!r}")
+        choices = CHOICES.get((section, name))
+        if choices is not None and value not in choices:
+            raise ConfigError(f"[{section}] {name} must be one of {', '.join(repr(c) for c in choices if c)}, "
+                              f"not {value!r}")
         cleaned[name] = value
     return klass(**cleaned)
 
@@ -188,7 +227,7 @@ def load_settings(path: Path) -> Settings:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from exc
-    return Settings.from_dict(data)
+    return Settings.from_dict(data, lenient=True)
 
 
 def dump_settings(settings: Settings) -> str:

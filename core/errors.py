@@ -19,6 +19,10 @@ class PathEscapeError(CoreError):
     """A caller-given path resolves outside the workspace (.., absolute, symlink)."""
 
 
+class StorageError(CoreError):
+    """A workspace file cannot be read or written (a read-only workspace, a full disk, a path too long)."""
+
+
 class ConflictError(CoreError):
     """Compare-and-swap failed: the file changed since the writer read it."""
 
@@ -62,6 +66,10 @@ class ContextOverflowError(ModelError):
         super().__init__(message)
         self.prompt_tokens = prompt_tokens
         self.context_length = context_length
+
+
+class TruncatedReplyError(ModelError):
+    """The model's reply was cut off (the server or worker went away mid-reply): nothing of it may be used."""
 
 
 class ModelWorkerCrashed(ModelError):

@@ -29,6 +29,7 @@ from pydantic import Field
 
 from core.errors import CoreError
 from core.mcp.tools import MemoryTools
+from core.mcp.wire import CheckedLines, claim_stdin
 
 log = logging.getLogger("reverie.mcp")
 
@@ -79,6 +80,10 @@ class _OneThread:
         except CoreError as exc:
             # An error a person or agent can act on: its message goes back as the tool's error text.
             raise ToolError(str(exc)) from exc
+        except OSError as exc:
+            # The disk said no (read-only, full): say so in one line rather than "Error executing tool".
+            where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+            raise ToolError(f"{exc.strerror or exc}{where}") from exc
 
     def shutdown(self, last=None) -> None:
         """Stop the thread, after running `last` on it (the index belongs to that thread)."""
@@ -214,7 +219,9 @@ async def serve(server, stdin=None, stdout=None) -> None:
     from mcp.server.stdio import stdio_server
 
     out = anyio.wrap_file(stdout) if stdout is not None else None
-    async with stdio_server(stdin=stdin, stdout=out) as (read_stream, write_stream):
+    lines = CheckedLines(stdin if stdin is not None else claim_stdin())   # malformed lines get their error reply
+    async with stdio_server(stdin=lines, stdout=out) as (read_stream, write_stream):
+        lines.attach(write_stream)
         lowlevel = server._lowlevel_server   # MCPServer.run_stdio_async() offers no way to pass our stream
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Settings, dump_settings, load_settings
-from core.errors import WorkspaceError
+from core.errors import PathEscapeError, WorkspaceError
 from core.store import checkpoints as checkpoint_store
 from core.store import handoffs as handoff_store
 from core.store.checkpoints import validate_checkpoint
@@ -23,7 +23,7 @@ from core.store.handoffs import FIELDS as HANDOFF_FIELDS
 from core.store.handoffs import LIST_FIELDS as HANDOFF_LIST_FIELDS
 from core.store.hashing import file_hash
 from core.store.history import History, HistoryEntry
-from core.store.layout import create_layout, ensure_private_dirs
+from core.store.layout import create_layout, ensure_private_dirs, outside_links, remove_stale_temp_files
 from core.store.memory_md import Bullet, Source, parse_bullet, parse_document, set_flag, strip_comments
 from core.store.paths import WorkspacePaths, confine
 from core.store.private import proposal_file, write_config
@@ -62,14 +62,16 @@ class Workspace:
         self.root = root.resolve()
         self.paths = WorkspacePaths(self.root)
         self.settings = settings or load_settings(self.paths.config_toml)
-        self.history = History(self.paths.history_dir)
+        self.history = History(self.paths.history_dir, self.root)
         self.documents = DocumentStore(self.paths, self.history)
         self.recovery = RecoveryStore(self.paths)      # unsaved edits of an editor, kept until saved
         self._index = None
         self._index_lock = threading.Lock()
+        self._keyword_only = False
         # rel path -> ((size, mtime_ns), findings): the app asks again on every change it sees
         self._secret_cache: dict[str, tuple[tuple[int, int], list[SecretFinding]]] = {}
         self._secret_lock = threading.Lock()
+        self.removed_temp_files: list[str] = []        # set by open(): temp files of killed writes
 
     # ----- opening -------------------------------------------------------------------------
     @classmethod
@@ -93,6 +95,7 @@ class Workspace:
                                  f"(create one with `reverie init {root}`)")
         workspace = cls(root)
         ensure_private_dirs(workspace.paths)
+        workspace.removed_temp_files = remove_stale_temp_files(workspace.paths)   # left by a killed writer
         return workspace
 
     def close(self) -> None:
@@ -132,7 +135,7 @@ class Workspace:
 
     def flush_records(self) -> JsonlRead:
         """One record per flush (written, failed, duplicate), oldest first; damaged lines are counted."""
-        return read_jsonl(self.paths.flush_record)
+        return read_jsonl(self.paths.flush_record, self.root)
 
     def read_memory(self) -> Snapshot:
         return self.documents.read("MEMORY.md")
@@ -157,9 +160,22 @@ class Workspace:
         return self._changed(result.path, hash=result.hash)
 
     def history_entries(self, rel_path: str | None = None) -> list[HistoryEntry]:
+        """The changes that landed (an entry of a write killed before its rename is left out), newest first."""
         if rel_path is not None:
-            rel_path = self.relative(self.resolve(rel_path))
-        return self.history.entries(rel_path)
+            return self.documents.landed_history(rel_path)
+        rels = sorted({entry.path for entry in self.history.entries()})
+        landed = []
+        for rel in rels:
+            try:
+                landed.extend(self.documents.landed_history(rel))
+            except PathEscapeError:       # the file is now a link out: its past versions are still ours
+                landed.extend(self.history.entries(rel))
+        return sorted(landed, key=lambda e: e.id, reverse=True)
+
+    def outside_links(self) -> list[str]:
+        """Parts of the layout that are symbolic links leading outside the workspace, as sentences:
+        Reverie neither reads nor writes through them, so front ends show these."""
+        return outside_links(self.paths)
 
     # ----- daily logs (append-only) ----------------------------------------------------------
     def append_daily(self, text: str, *, day: dt.date | None = None, bullets: bool = True) -> Changes:
@@ -191,7 +207,7 @@ class Workspace:
         return list_sessions(self.paths)
 
     def read_session(self, session_id: str) -> JsonlRead:
-        return read_jsonl(self.paths.session_log(session_id))
+        return read_jsonl(self.paths.session_log(session_id), self.root)
 
     @property
     def session_cache(self) -> SessionCache:
@@ -273,8 +289,14 @@ class Workspace:
             if self._index is None:
                 from core.index import SearchIndex
 
-                self._index = SearchIndex(self.root, self.paths.index_db, self.settings.search)
+                self._index = SearchIndex(self.root, self.paths.index_db, self.settings.search,
+                                          embedder=False if self._keyword_only else None)
             return self._index
+
+    def keyword_only_index(self) -> None:
+        """Open the index (on first use) without the embedding model: a command that only reads
+        keyword hits never loads the model and never waits for background embedding to stop."""
+        self._keyword_only = True
 
     @property
     def index_is_open(self) -> bool:

@@ -215,6 +215,9 @@ class MainWindow(QMainWindow):
         controller.errorOccurred.connect(lambda text: self.status.showMessage(text, 8000))
         controller.dreamStarted.connect(lambda why: self.status.showMessage(f"Dreaming ({why})…", 5000))
         self.status.model.setText(controller.model.state)
+        links = ws.outside_links()        # never read or written through: say so rather than show less
+        if links:
+            self.status.showMessage(links[0] + (f" (and {len(links) - 1} more)" if len(links) > 1 else ""), 20000)
         self.setWindowTitle(f"Reverie — {ws.root.name}")
         self.welcome.hide()
         self.tabs.show()

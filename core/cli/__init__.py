@@ -11,6 +11,7 @@ import argparse
 import importlib
 import pkgutil
 import sys
+import warnings
 
 from core.errors import CoreError
 
@@ -32,13 +33,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def fail(message: str) -> int:
-    print(f"reverie: error: {message}", file=sys.stderr)
+    from core.store.textio import escape_controls
+
+    # One line, and nothing in it that a terminal would run (a path or a text may carry ESC).
+    print(f"reverie: error: {escape_controls(' '.join(str(message).splitlines()), keep='')}", file=sys.stderr)
     return EXIT_ERROR
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    from core.config import ConfigWarning
+
+    if issubclass(category, ConfigWarning):
+        print(f"reverie: warning: {message}", file=sys.stderr)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    warnings.showwarning = _show_warning
     try:
         result = args.func(args)
     except CoreError as exc:
@@ -48,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `reverie search ... | head` must not print a traceback
         return 0
+    except OSError as exc:   # the disk said no (read-only, full, a path too long): one line, not a traceback
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        return fail(f"{exc.strerror or exc}{where}")
     return int(result or 0)
 
 

@@ -210,7 +210,7 @@ def cmd_flushes(args) -> int:
     from core.workspace import Workspace
 
     ws = Workspace.open(args.path)
-    records = read_jsonl(ws.paths.flush_record).objects
+    records = read_jsonl(ws.paths.flush_record, ws.root).objects
     if not records:
         print("no flushes recorded yet (.reverie/flushes.jsonl)")
     for rec in records[-args.limit:]:

@@ -54,6 +54,8 @@ def cmd_index(args) -> int:
 
 def cmd_search(args) -> int:
     with _open(args.path) as ws:
+        if (args.mode or ws.settings.search.default_mode) in ("fts", "keyword"):
+            ws.keyword_only_index()     # a read-only keyword search never waits for the embedder
         report = ws.sync_index()
         for problem in report.problems:
             print(f"warning: {problem}", file=sys.stderr)
@@ -72,7 +74,9 @@ def cmd_search(args) -> int:
                   file=sys.stderr)
         if not results.hits:
             print(f"no results for {args.query!r}")
+        from core.store.textio import escape_controls
+
         for hit in results.hits:
             source = f"  [from {', '.join(hit.sources)}]" if hit.sources else ""
-            print(f"{hit.path}:{hit.line}: {hit.snippet}{source}")
+            print(escape_controls(f"{hit.path}:{hit.line}: {hit.snippet}{source}", keep=chr(9)))  # no ESC to the terminal
     return 0

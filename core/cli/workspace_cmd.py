@@ -1,4 +1,4 @@
-"""Workspace commands: init, demo, log, history, undo, read."""
+"""Workspace commands: init, demo, log, history, undo, restore, read."""
 from __future__ import annotations
 
 import sys
@@ -14,6 +14,10 @@ def register(sub) -> None:
              ("--file", {"default": "MEMORY.md", "help": "workspace-relative file (default MEMORY.md)"}),
              ("--all", {"action": "store_true", "help": "the history of every file"}))
     _command(sub, "undo", "undo the last change to MEMORY.md (or another file)", cmd_undo,
+             ("--file", {"default": "MEMORY.md"}))
+    _command(sub, "restore", "put back a version of MEMORY.md (or another file) from its history", cmd_restore,
+             ("version", {"help": "a history entry id from `reverie history` (a unique prefix is enough): the file "
+                                  "goes back to how it was before that change"}),
              ("--file", {"default": "MEMORY.md"}))
     _command(sub, "read", "print lines of a workspace file (confined to the workspace)", cmd_read,
              ("file", {}), ("--lines", {"default": "", "help": "START-END, 1-based, inclusive"}))
@@ -87,6 +91,16 @@ def cmd_undo(args) -> int:
     return 0
 
 
+def cmd_restore(args) -> int:
+    ws = _open(args.path)
+    current = ws.read(args.file)
+    entry = ws.history.get(args.version, ws.relative(ws.resolve(args.file)))
+    changes = ws.restore(args.file, entry.id, current.hash)
+    print(f"restored {changes.paths[0]} as it was before {entry.id} ({entry.reason}, {entry.time}); "
+          f"`reverie undo` takes it back")
+    return 0
+
+
 def cmd_read(args) -> int:
     ws = _open(args.path)
     start, end = 1, None
@@ -98,6 +112,8 @@ def cmd_read(args) -> int:
             start, end = int(first), int(last or first)
         except ValueError as exc:
             raise CoreError(f"--lines takes START-END, e.g. 10-20, not {args.lines!r}") from exc
+    from core.store.textio import escape_controls
+
     for number, line in ws.read_lines(args.file, start, end):
-        sys.stdout.write(f"{number:>6}  {line}\n")
+        sys.stdout.write(f"{number:>6}  {escape_controls(line, keep=chr(9))}\n")   # no ESC reaches the terminal
     return 0

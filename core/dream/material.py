@@ -178,7 +178,7 @@ def gather(paths: WorkspacePaths, state: ConsolidationState) -> Material:
         material.consumed[rel] = [len(lines), _lines_hash(lines)]
         material.watermark = max(material.watermark, mtime)
     last = state.last_run_time()
-    for line_no, entry in read_jsonl(paths.session_cache).records:
+    for line_no, entry in read_jsonl(paths.session_cache, paths.root).records:
         sid, summary = str(entry.get("session_id") or ""), entry.get("summary")
         if not sid or not isinstance(summary, str):
             continue

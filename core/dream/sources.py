@@ -50,7 +50,7 @@ class SourceResolver:
     def _session_cache(self) -> set[str]:
         if self._cache_ids is None:
             self._cache_ids = set()
-            for _line, entry in read_jsonl(self.paths.session_cache).records:
+            for _line, entry in read_jsonl(self.paths.session_cache, self.paths.root).records:
                 sid = str(entry.get("session_id") or "")
                 if sid:
                     self._cache_ids.add(sid)
@@ -100,7 +100,7 @@ class SourceResolver:
         if not log.exists():
             return Resolved(ref, False, note=f"session log {rel} does not exist (pruned?)")
         number = span[0]
-        for line, message in read_jsonl(log).records:
+        for line, message in read_jsonl(log, self.paths.root).records:
             if line == number:
                 content = message.get("content")
                 if not isinstance(content, str):

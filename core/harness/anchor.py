@@ -44,8 +44,8 @@ class Anchor:
     def render(self) -> str:
         def items(values: tuple[str, ...]) -> str:
             return "\n".join(f"- {v}" for v in values) if values else "- (none)"
-        text = (f"# Progress\n\n## Goal\n{self.goal or '(not set)'}\n\n## Progress\n{items(self.progress)}\n\n"
-                f"## Blockers\n{items(self.blockers)}\n\n## Next step\n{self.next_step or '(not set)'}\n")
+        text = (f"# Progress\n\n## Goal\n{_paragraph_out(self.goal)}\n\n## Progress\n{items(self.progress)}\n\n"
+                f"## Blockers\n{items(self.blockers)}\n\n## Next step\n{_paragraph_out(self.next_step)}\n")
         return text + ("\n" + self.extra.strip() + "\n" if self.extra.strip() else "")
 
     def for_prompt(self, max_items: int = 8) -> str:
@@ -57,6 +57,14 @@ class Anchor:
             lines.append("Blockers: " + "; ".join(self.blockers))
         lines.append(f"Next step: {self.next_step or '(decide the next step toward the goal)'}")
         return "\n".join(lines)
+
+
+def _paragraph_out(text: str) -> str:
+    """A goal or next step as one line that reads back as itself: one that starts like a heading
+    ('## Heading ...') is written with a backslash before its '#', as markdown escapes it."""
+    if not text:
+        return "(not set)"
+    return "\\" + text if text.lstrip("\\").startswith("#") else text
 
 
 def parse_anchor(text: str) -> Anchor:
@@ -88,6 +96,8 @@ def parse_anchor(text: str) -> Anchor:
 
     def paragraph(key: str) -> str:
         text = " ".join(line.strip() for line in found.get(key, []) if line.strip())
+        if text.startswith("\\") and text.lstrip("\\").startswith("#"):
+            text = text[1:]
         return "" if text == "(not set)" else text
 
     return Anchor(goal=paragraph("goal"), progress=bullets("progress"), blockers=bullets("blockers"),

@@ -147,7 +147,7 @@ class MemoryFlushManager:
         return self.ws.paths.flush_record
 
     def records(self) -> list[dict]:
-        return read_jsonl(self.record_path).objects
+        return read_jsonl(self.record_path, self.ws.root).objects
 
     def _already(self) -> tuple[set[str], set[str]]:
         """(span hashes, message ids) of flushes that finished (written, no_reply or empty)."""
@@ -217,6 +217,8 @@ class MemoryFlushManager:
             # small model copying the transcript back, and at a few tokens a second the longest step.
             span_out = min(out_tokens, max(MIN_FLUSH_TOKENS, self.count(transcript) // 2))
             reply = ask(self.llm, [{"role": "user", "content": user}], max_tokens=span_out, cancel=self.cancel)
+            if reply.cut:   # a half reply: nothing of this flush is written, so the span is flushed again later
+                return FlushResult("failed", span_hash=digest, error=reply.error, messages=len(todo))
             if not reply.ok:
                 errors.append(reply.error)
                 continue
@@ -277,5 +279,5 @@ class MemoryFlushManager:
                   "redacted": result.redacted,
                   "reply_excerpt": redact(result.reply[:300]) if not result.wrote else "",
                   "model": getattr(self.llm, "model_id", "")}
-        append_jsonl(self.record_path, [record])
+        append_jsonl(self.record_path, [record], root=self.ws.root)
         return result

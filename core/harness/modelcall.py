@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from core.cancel import CancelToken
-from core.errors import ContextOverflowError, ModelCancelled, ModelError
+from core.errors import ContextOverflowError, ModelCancelled, ModelError, TruncatedReplyError
 from core.harness.messages import Message, as_plain_chat
 from core.tokens import count_tokens
 
@@ -99,6 +99,7 @@ class ModelReply:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    cut: bool = False         # the reply was cut off mid-way (TruncatedReplyError): nothing may be kept
 
     @property
     def ok(self) -> bool:
@@ -133,6 +134,8 @@ def ask(llm, messages: list[Message], *, max_tokens: int, json_schema: dict | No
         return _looped_reply(watch.text, len(watch.pieces), json_schema is not None)
     except (ModelCancelled, ContextOverflowError):
         raise
+    except TruncatedReplyError as exc:
+        return ModelReply(error=f"model reply cut off: {exc}", cut=True)
     except ModelError as exc:
         return ModelReply(error=f"model failed: {exc}")
     except ValueError as exc:  # a client that could not decode the model's JSON

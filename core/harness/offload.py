@@ -31,7 +31,7 @@ class SessionOffloader:
 
     def seen_ids(self) -> set[str]:
         if self._seen is None:
-            self._seen = {str(obj["id"]) for obj in read_jsonl(self.path).objects if "id" in obj}
+            self._seen = {str(obj["id"]) for obj in read_jsonl(self.path, self.paths.root).objects if "id" in obj}
         return self._seen
 
     def pending(self, messages: list[Message]) -> list[Message]:
@@ -52,9 +52,10 @@ class SessionOffloader:
             return 0
         now = dt.datetime.now().astimezone().isoformat(timespec="seconds")
         # The log is the full-fidelity record: evicted payloads are read back into it.
-        append_jsonl(self.path, [{**restore_payloads(self.paths, msg), "ts": msg.get("ts") or now} for msg in todo])
+        append_jsonl(self.path, [{**restore_payloads(self.paths, msg), "ts": msg.get("ts") or now} for msg in todo],
+                     root=self.paths.root)
         self.seen_ids().update(msg["id"] for msg in todo)
         return len(todo)
 
     def read_all(self) -> list[Message]:
-        return read_jsonl(self.path).objects
+        return read_jsonl(self.path, self.paths.root).objects

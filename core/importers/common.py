@@ -2,9 +2,13 @@
 
 An importer turns someone else's transcript into OpenAI-shape chat messages
 (core/harness/messages.py) and hands them here. Storing is append-only and
-idempotent: each message carries an id derived from its source (the transcript's
-own uuid, or its line and content), so importing a transcript again, or again
-after it grew, appends only what is new. Only the keys a chat message has are
+idempotent: each message carries an id derived from what it is (the transcript's
+own uuid, or its content), never from where it sits in the file, so importing a
+transcript again, after it grew or after lines at its top were removed, appends
+only what is new. A reply written over several lines (`_reply`, `_parts`: its
+blocks in order) is stored as far as it has arrived; when more of its blocks
+arrive later, exactly those are appended as a continuation of it
+(`<reply>~<first>-<end>`). Only the keys a chat message has are
 kept (plus id, ts and kind), so nothing in an imported file can smuggle in the
 harness's private keys (an `evicted` path, say).
 """
@@ -107,6 +111,44 @@ def read_records(path: Path, parsed: ParsedSession) -> list[tuple[int, dict[str,
     return read.records
 
 
+def reply_message(reply: str, parts: list[tuple[str, Any]], start: int) -> dict[str, Any]:
+    """The assistant message holding blocks `start:` of a reply: its text, its tool calls, its id."""
+    texts = [value for kind, value in parts[start:] if kind == "text"]
+    calls = [value for kind, value in parts[start:] if kind == "call"]
+    out: dict[str, Any] = {"content": "\n\n".join(texts),
+                           "id": f"{reply}~{len(parts)}" if not start else f"{reply}~{start}-{len(parts)}"}
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _stored_blocks(ids: set[str]) -> dict[str, int]:
+    """reply -> how many of its blocks the log holds, from the ids of its stored parts."""
+    out: dict[str, int] = {}
+    for mid in ids:
+        reply, sep, span = mid.rpartition("~")
+        end = span.rpartition("-")[2]
+        if sep and end.isdigit():
+            out[reply] = max(out.get(reply, 0), int(end))
+    return out
+
+
+def _still_new(message: dict[str, Any], blocks: dict[str, int]) -> dict[str, Any] | None:
+    """A merged reply cut to the blocks not stored yet (None when all are); other messages unchanged."""
+    reply = message.get("_reply")
+    if not reply:
+        return message
+    have = blocks.get(reply, 0)
+    if have >= len(message["_parts"]):
+        return None
+    if not have:
+        return message
+    rest = dict(message)
+    rest.pop("tool_calls", None)
+    rest.update(reply_message(reply, message["_parts"], have))
+    return rest
+
+
 def keep(message: dict[str, Any]) -> dict[str, Any]:
     return {k: message[k] for k in KEPT_KEYS if k in message and message[k] is not None}
 
@@ -119,24 +161,24 @@ def store_session(workspace, parsed: ParsedSession) -> ImportResult:
     valid: list[dict[str, Any]] = []
     problems = list(parsed.problems)
     for message in parsed.messages:
-        line = message.get("_line", 0)          # where it came from, for the report
-        message = keep(message)
-        issues = validate_message(message)
+        issues = validate_message(keep(message))
         if issues:
-            problems.append(Problem(parsed.source, line, "; ".join(issues)))
+            problems.append(Problem(parsed.source, message.get("_line", 0), "; ".join(issues)))
             continue
         valid.append(message)
     with locked(workspace.paths.locks_dir / f"import-{parsed.session_id}.lock"):
         created = not path.exists() or path.stat().st_size == 0
-        seen = {str(obj.get("id")) for obj in read_jsonl(path).objects} if not created else set()
+        seen = {str(obj.get("id")) for obj in read_jsonl(path, workspace.root).objects} if not created else set()
+        blocks = _stored_blocks(seen)
         todo, batch = [], set()
         for message in valid:
-            if message["id"] in seen or message["id"] in batch:
+            message = _still_new(message, blocks)
+            if message is None or message["id"] in seen or message["id"] in batch:
                 continue
             batch.add(message["id"])
-            todo.append(message)
+            todo.append(keep(message))
         if todo:
-            append_jsonl(path, todo)
+            append_jsonl(path, todo, root=workspace.root)
     rel = workspace.relative(path)
     if todo:
         workspace.notice_external_change(rel)

@@ -11,6 +11,11 @@ given as parts ([{"type": "text", "text": ...}], input_text/output_text) becomes
 text; tool-call arguments given as an object become a JSON string; the legacy
 assistant "function_call" and "function" role become a tool call and its result.
 A line that is still not a valid message is reported with its number and skipped.
+
+Ids come from content, never from line numbers: a message's id is a hash of what it says
+(and how many identical messages came before it), a conversation line's session is named
+by a hash of its messages. Removing or editing lines at the top of the source and
+importing it again adds nothing twice.
 """
 from __future__ import annotations
 
@@ -58,6 +63,12 @@ class _Normaliser:
     def __init__(self, parsed: ParsedSession):
         self.parsed = parsed
         self.last_function_call: dict[str, str] = {}   # function name -> call id
+        self.seen: dict[str, int] = {}                 # content id -> times seen so far
+
+    def _occurrence(self, key: str) -> str:
+        """`key`, made unique for the second, third... message that says exactly the same."""
+        self.seen[key] = self.seen.get(key, 0) + 1
+        return key if self.seen[key] == 1 else f"{key}-{self.seen[key]}"
 
     def add(self, record: Any, line: int, index: int = 0) -> None:
         if not isinstance(record, dict):
@@ -75,7 +86,7 @@ class _Normaliser:
                     continue
                 fn = call.get("function") if isinstance(call.get("function"), dict) else {}
                 args = fn.get("arguments", "")
-                call_id = str(call.get("id") or stable_id("call", self.parsed.session_id, line, index, k))
+                call_id = str(call.get("id") or self._occurrence(stable_id("call", self.parsed.session_id, fn, k)))
                 name = str(fn.get("name") or "")
                 calls.append({"id": call_id, "type": "function", "function": {
                     "name": name, "arguments": args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)}})
@@ -99,8 +110,8 @@ class _Normaliser:
         stamp = _timestamp(record)
         if stamp:
             message["ts"] = stamp
-        message["id"] = stable_id("j", self.parsed.session_id, line, index,
-                                  {k: v for k, v in message.items() if k != "_line"})
+        message["id"] = self._occurrence(stable_id("j", self.parsed.session_id,
+                                                   {k: v for k, v in message.items() if k != "_line"}))
         self.parsed.messages.append(message)
 
 
@@ -116,7 +127,8 @@ def parse_chat_log(path: Path, session_id: str | None = None) -> list[ParsedSess
     conversations: list[ParsedSession] = []
     for line, record in read_records(path, main):
         if isinstance(record.get("messages"), list) and "role" not in record:
-            conv = ParsedSession(session_id=safe_session_id(f"{base}-L{line}"), source=f"{path}#L{line}")
+            digest = stable_id("c", record["messages"]).split("-", 1)[1][:12]
+            conv = ParsedSession(session_id=safe_session_id(f"{base}-c{digest}"), source=f"{path}#L{line}")
             conv_norm = _Normaliser(conv)
             for index, message in enumerate(record["messages"]):
                 conv_norm.add(message, line, index)

@@ -113,10 +113,12 @@ def indexed_files(root: Path) -> dict[str, Path]:
     """Workspace-relative path -> file, for every file the index covers (symlinks out are skipped)."""
     found: dict[str, Path] = {}
     candidates = [root / name for name in TOP_FILES]
-    for folder, pattern in (("memory", "*.md"), ("memory/archive", "*.md"), ("sessions", "*.log.jsonl")):
-        if (root / folder).is_dir():
-            candidates.extend(sorted((root / folder).glob(pattern)))
     resolved_root = root.resolve()
+    for folder, pattern in (("memory", "*.md"), ("memory/archive", "*.md"), ("sessions", "*.log.jsonl")):
+        real = (root / folder).resolve()
+        # a folder that is a link out is not even listed (the sync names it among its problems)
+        if (real == resolved_root or resolved_root in real.parents) and real.is_dir():
+            candidates.extend(sorted((root / folder).glob(pattern)))
     for path in candidates:
         try:
             if not path.is_file():

@@ -26,6 +26,8 @@ from core.index import cjk
 from core.index.db import Database
 from core.index.lines import IndexOptions, Row, file_rows, indexed_files, is_indexed
 from core.store.textio import decode_lossy
+from core.store.layout import outside_links
+from core.store.paths import WorkspacePaths
 
 Progress = Callable[[int, int, str], None]   # (files done, files to look at, path)
 
@@ -65,6 +67,7 @@ class Syncer:
     def sync(self, progress: Progress | None = None) -> SyncReport:
         started = time.perf_counter()
         report = SyncReport()
+        report.problems += outside_links(WorkspacePaths(self.root))   # links out are named, never skipped silently
         files = indexed_files(self.root)
         known = {path: (size, mtime) for path, size, mtime in
                  self.db.conn().execute("SELECT path, size, mtime_ns FROM files")}

@@ -8,12 +8,13 @@ from pathlib import Path
 
 from core.cancel import CancelToken
 from core.config import ModelSettings
-from core.errors import ModelError, ModelNotFoundError
+from core.errors import ModelError, ModelNotFoundError, TruncatedReplyError
 from core.llm import hardware, structured
 from core.llm.protocol import Completion, Message, TokenCallback
 from core.llm.worker_proc import WorkerProcess
 
 _COUNT_CACHE = 4096
+FINISH_REASONS = ("stop", "length")      # what the engine reports for a reply that ended on its own
 
 
 def resolve(model: str):
@@ -140,7 +141,12 @@ class LocalClient:
         request = {"op": "complete", "messages": messages, "max_tokens": int(max_tokens),
                    "temperature": float(temperature), "stop": list(stop or []), "json_schema": schema,
                    "stream": on_token is not None}
-        return self._call(request, on_token=on_token, cancel=cancel)
+        event = self._call(request, on_token=on_token, cancel=cancel)
+        if event.get("finish_reason") not in FINISH_REASONS or not isinstance(event.get("text"), str):
+            raise TruncatedReplyError(f"the model worker for {self.path.name} ended a reply without a finish reason "
+                                      f"({event.get('finish_reason')!r}): it is not known to be whole, so nothing of it "
+                                      "was used")
+        return event
 
     def _structured(self, messages, max_tokens, temperature, stop, schema, on_token, cancel, started):
         check = structured.validator(schema)

@@ -6,6 +6,10 @@ structured output through `response_format` where the server takes it
 (json_schema, else json_object with a schema, else the schema in the prompt),
 always validated here; a clear ServerUnavailableError when nothing answers.
 Plain urllib: no client library to match against each server's quirks.
+
+A reply counts only when it is whole: a stream must end with `[DONE]` and the reply must
+carry a finish reason. A server that dies mid-reply (the connection closes, or the stream
+just stops) raises TruncatedReplyError, so no caller ever stores half a reply as a whole one.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from typing import Any, Iterator
 
 from core.cancel import CancelToken, Cancelled
 from core.config import ModelSettings
-from core.errors import ContextOverflowError, ModelError, ServerUnavailableError
+from core.errors import ContextOverflowError, ModelError, ServerUnavailableError, TruncatedReplyError
 from core.llm import structured
 from core.llm.protocol import Completion, Message, TokenCallback
 from core.tokens import count_tokens as estimate_tokens
@@ -178,8 +182,9 @@ class OpenAIClient:
     def _stream(self, messages, max_tokens, temperature, stop, fmt, on_token, cancel, stream=True):
         body = self._body(messages, max_tokens, temperature, stop, fmt)
         body["stream"] = stream
-        reply: dict[str, Any] = {"finish_reason": "stop", "completion_tokens": 0, "usage": None,
+        reply: dict[str, Any] = {"finish_reason": None, "completion_tokens": 0, "usage": None,
                                  "ttft": 0.0, "sent": time.perf_counter()}
+        ended = {"done": False}             # set by _sse when the stream's [DONE] arrives
         try:
             response = self._open(f"{self.base_url}/chat/completions", body)
         except urllib.error.HTTPError as exc:
@@ -188,7 +193,7 @@ class OpenAIClient:
         pieces: list[str] = []
         chunks = 0
         try:
-            for chunk in _sse(response):
+            for chunk in _sse(response, ended):
                 chunks += 1
                 if cancel is not None and cancel.cancelled:
                     break
@@ -207,6 +212,9 @@ class OpenAIClient:
                         reply["finish_reason"] = choice["finish_reason"]
         except (OSError, ValueError, AttributeError) as exc:
             if not (cancel is not None and cancel.cancelled):
+                if pieces:
+                    raise TruncatedReplyError(f"the model server at {self.base_url} broke off the reply after "
+                                              f"{len(pieces)} token(s) ({exc}); nothing of it was used") from exc
                 raise ServerUnavailableError(f"the model server at {self.base_url} broke off the reply ({exc})") from exc
         finally:
             watcher.stop()
@@ -219,6 +227,13 @@ class OpenAIClient:
             # Some servers (llama_cpp.server) end a failed stream silently with 200; asking
             # again without streaming gets the error itself (a context overflow, usually).
             return self._stream(messages, max_tokens, temperature, stop, fmt, on_token, cancel, stream=False)
+        if not ended["done"]:
+            raise TruncatedReplyError(f"the reply from {self.base_url} stopped after {len(pieces)} token(s) without "
+                                      "its end marker ([DONE]): it was cut off (the server stopped?); nothing of it "
+                                      "was used")
+        if not reply["finish_reason"]:
+            raise TruncatedReplyError(f"the reply from {self.base_url} carries no finish reason: it is not known to "
+                                      "be whole, so nothing of it was used")
         return "".join(pieces), reply
 
     def _http_error(self, exc: urllib.error.HTTPError, fmt) -> Exception:
@@ -238,7 +253,7 @@ class OpenAIClient:
     def _completion(self, reply, text, parsed, started, prompt_tokens, extra) -> Completion:
         usage = reply.get("usage") or {}
         seconds = time.perf_counter() - started
-        finish = {"stop": "stop", "length": "length"}.get(reply["finish_reason"], reply["finish_reason"])
+        finish = str(reply["finish_reason"])
         return Completion(text=text, prompt_tokens=int(usage.get("prompt_tokens") or prompt_tokens),
                           completion_tokens=int(usage.get("completion_tokens") or reply["completion_tokens"]),
                           seconds=seconds, ttft_seconds=min(seconds, reply["ttft"] + (reply["sent"] - started)),
@@ -246,12 +261,16 @@ class OpenAIClient:
                           extra={**extra, "backend": "openai", "base_url": self.base_url})
 
 
-def _sse(response) -> Iterator[dict]:
-    """The JSON events of a server-sent-event stream (a non-streaming JSON reply is accepted too)."""
+def _sse(response, ended: dict) -> Iterator[dict]:
+    """The JSON events of a server-sent-event stream (a non-streaming JSON reply is accepted too).
+
+    `ended["done"]` becomes True only when the stream's `[DONE]` arrives (or a whole JSON reply
+    was read): a stream that simply stops is a cut reply, not a finished one."""
     if "text/event-stream" not in (response.headers.get("Content-Type") or ""):
         whole = json.loads(response.read().decode("utf-8"))
         for choice in whole.get("choices") or []:
             choice["delta"] = choice.get("message") or {}
+        ended["done"] = True
         yield whole
         return
     for raw in response:
@@ -260,6 +279,7 @@ def _sse(response) -> Iterator[dict]:
             continue
         data = line[5:].strip()
         if data == "[DONE]":
+            ended["done"] = True
             return
         try:
             yield json.loads(data)

@@ -1,8 +1,15 @@
-"""Durable writes: atomic replace, compare-and-swap, and append-only appends.
+"""Durable writes: atomic replace, compare-and-swap, and append-only appends, all confined.
 
-Replace: temp file in the same folder, fsync, rename, fsync the folder
-(F_FULLFSYNC on macOS, where fsync does not reach the platter). A reader
-therefore always sees one complete version, also after a SIGKILL or power loss.
+Every write names the workspace `root` it must stay inside: the target's real path is
+checked (core.store.paths.inside) and opened with O_NOFOLLOW, so a planted symbolic link
+(a daily log pointing at ~/.bashrc, a `checkpoints/` folder pointing elsewhere) is refused,
+never written through.
+
+Replace: temp file in the same folder, fsync, rename, fsync the folder (F_FULLFSYNC on
+macOS, where fsync does not reach the platter). A reader therefore always sees one complete
+version, also after a SIGKILL or power loss. The writer holds a lock on its temp file until
+the rename, so `sweep_temp_files` (run when a workspace is opened) removes exactly the temp
+files whose writer died.
 
 Append: O_APPEND + one write + fsync under an exclusive lock, so two processes
 appending at once never interleave or lose a line.
@@ -12,13 +19,18 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
 
-from core.errors import ConflictError, CoreError
+from core.errors import ConflictError, CoreError, PathEscapeError
+from core.store.fileio import open_fd, read_bytes, storage_error
 from core.store.hashing import sha256_bytes
 from core.store.locks import locked
+from core.store.paths import inside
+
+TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")   # what tempfile.mkstemp makes below
 
 
 def _full_fsync(fd: int) -> None:
@@ -39,47 +51,146 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes | str) -> None:
-    """Replace `path` with `data` so that readers see the old or the new file, never a mix."""
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise storage_error(exc, folder, writing=True) from exc
+
+
+class _TempGone(Exception):
+    """Our temp file vanished before the rename (swept in the instant before we locked it): write again."""
+
+
+def _target(path: Path, root: Path | None) -> Path:
+    """Where to write `path`: its real location inside `root`. Without a root, a path with any
+    symbolic link in it is refused (nothing to judge the link's target against)."""
+    if root is not None:
+        return inside(root, path)
+    real = Path(os.path.realpath(path))
+    if real != Path(os.path.abspath(path)):
+        raise PathEscapeError(f"{path} goes through a symbolic link; Reverie writes only to real paths")
+    return real
+
+
+def atomic_write(path: Path, data: bytes | str, *, root: Path | None = None) -> None:
+    """Replace `path` (inside `root`) with `data` so that readers see the old or the new file, never a mix."""
     if isinstance(data, str):
         data = data.encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            _full_fsync(handle.fileno())
+    target = _target(path, root)
+    _make_folder(target.parent)
+    for _attempt in range(3):
         try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o777)
+            _replace(target, data)
+            return
+        except _TempGone:
+            continue
+    raise CoreError(f"cannot write {path}: its temp file keeps disappearing; try again")
+
+
+def _replace(target: Path, data: bytes) -> None:
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise storage_error(exc, target, writing=True) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)      # held until the rename: a sweeper that gets it knows we died
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        _full_fsync(fd)
+        try:
+            mode = os.lstat(target).st_mode & 0o777
         except FileNotFoundError:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
+            mode = 0o644
+        os.fchmod(fd, mode)
+        try:
+            os.replace(tmp, target)         # a link at `target` is replaced, never followed
+        except FileNotFoundError:
+            raise _TempGone() from None
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise storage_error(exc, target, writing=True) from exc
         raise
-    fsync_dir(path.parent)
+    finally:
+        os.close(fd)
+    fsync_dir(target.parent)
 
 
-def append_durable(path: Path, text: str) -> int:
+def sweep_temp_files(root: Path, folders: list[Path]) -> list[Path]:
+    """Remove the temp files a killed writer left in `root` itself and in `folders` (and below).
+
+    A live writer holds a lock on its temp file, so only orphans are taken. Links are not
+    followed; a folder that is not there, or a file that cannot be opened, is passed over.
+    """
+    removed = []
+    walks = [(str(root), [], _names(root))] + [walk for top in folders for walk in _walk(top)]
+    for folder, _dirs, names in walks:
+        for name in names:
+            path = Path(folder) / name
+            if TEMP_NAME.match(name) and _remove_orphan(path):
+                removed.append(path)
+    return removed
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        return [entry.name for entry in os.scandir(folder) if entry.is_file(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def _walk(top: Path):
+    if top.is_symlink():
+        return
+    for folder, dirs, names in os.walk(top):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+        yield folder, dirs, names
+
+
+def _remove_orphan(path: Path) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False                    # its writer is alive
+        try:
+            if os.fstat(fd).st_ino != os.lstat(path).st_ino:
+                return False
+            os.unlink(path)
+        except OSError:
+            return False
+        return True
+    finally:
+        os.close(fd)
+
+
+def append_durable(path: Path, text: str, *, root: Path | None = None) -> int:
     """Append `text` (one write, flushed and fsynced). Returns the byte offset where `text` starts."""
     data = text.encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = _open_current_locked(path)
+    target = _target(path, root)
+    _make_folder(target.parent)
+    fd = _open_current_locked(target)
     try:
         # A file that does not end in a newline gets one first so two appends never join into one line.
         size = os.fstat(fd).st_size
         offset = size
-        if size and not _ends_with_newline(path, size):
+        if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
             offset += 1
         view = memoryview(data)
         while view:
-            written = os.write(fd, view)
-            view = view[written:]
+            view = view[os.write(fd, view):]
         _full_fsync(fd)
         return offset
+    except OSError as exc:
+        raise storage_error(exc, path, writing=True) from exc
     finally:
         os.close(fd)  # closing releases the flock
 
@@ -91,24 +202,18 @@ def _open_current_locked(path: Path) -> int:
     appender that was waiting on that lock must not write into the orphaned old inode.
     """
     while True:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_fd(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
-            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+            if os.lstat(path).st_ino == os.fstat(fd).st_ino:
                 return fd
         except FileNotFoundError:
             pass
         os.close(fd)
 
 
-def _ends_with_newline(path: Path, size: int) -> bool:
-    with open(path, "rb") as handle:
-        handle.seek(size - 1)
-        return handle.read(1) == b"\n"
-
-
 def cas_replace(path: Path, new_data: bytes, expected_hash: str, lock_path: Path,
-                before_replace=None) -> tuple[bytes, bytes]:
+                before_replace=None, *, root: Path | None = None) -> tuple[bytes, bytes]:
     """Compare-and-swap: replace `path` only if its hash is still `expected_hash`.
 
     Holds `lock_path` so cooperating writers serialise. An outside process that
@@ -118,11 +223,13 @@ def cas_replace(path: Path, new_data: bytes, expected_hash: str, lock_path: Path
     `before_replace(old_bytes)` runs under the lock before the rename (history snapshots).
     Returns (old_bytes, written_bytes).
     """
+    target = _target(path, root)
     with locked(lock_path):
         try:
-            old_handle = open(path, "rb")
+            old_fd = open_fd(target, os.O_RDONLY)
         except FileNotFoundError:
-            old_handle = None
+            old_fd = None
+        old_handle = os.fdopen(old_fd, "rb") if old_fd is not None else None
         try:
             if old_handle is not None:
                 fcntl.flock(old_handle.fileno(), fcntl.LOCK_EX)  # cooperative appenders wait for us
@@ -134,24 +241,22 @@ def cas_replace(path: Path, new_data: bytes, expected_hash: str, lock_path: Path
                     expected_hash=expected_hash, actual_hash=actual)
             if before_replace is not None:
                 before_replace(old)
-            atomic_write(path, new_data)
+            atomic_write(target, new_data, root=root)
             written = new_data
             if old_handle is not None:
                 late = old_handle.read()  # bytes appended to the old inode after our read
                 if late:
                     written = new_data + (b"" if new_data.endswith(b"\n") or not new_data else b"\n") + late
-                    atomic_write(path, written)
+                    atomic_write(target, written, root=root)
             return old, written
         finally:
             if old_handle is not None:
                 old_handle.close()
 
 
-def read_bytes_and_hash(path: Path) -> tuple[bytes, str]:
+def read_bytes_and_hash(path: Path, *, root: Path) -> tuple[bytes, str]:
     try:
-        data = path.read_bytes()
+        data = read_bytes(root, path)
     except FileNotFoundError:
         return b"", ""
-    except OSError as exc:
-        raise CoreError(f"cannot read {path}: {exc.strerror}") from exc
     return data, sha256_bytes(data)

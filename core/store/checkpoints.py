@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from core.errors import FormatError, NotFoundError
 from core.store.atomic import atomic_write
+from core.store.fileio import confined_glob, read_text
 from core.store.paths import WorkspacePaths, safe_id
 
 REQUIRED = {
@@ -77,11 +78,11 @@ def save_checkpoint(paths: WorkspacePaths, data: dict[str, Any]) -> Path:
         raise FormatError("invalid checkpoint: " + "; ".join(problems))
     folder = paths.checkpoint_dir(data["session_id"])
     path = folder / f"{safe_id(data['checkpoint_id'], 'checkpoint id')}.json"
-    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n", root=paths.root)
     return path
 
 
-def read_json_record(path: Path, validate: Callable[[Any], list[str]], *, label: str,
+def read_json_record(root: Path, path: Path, validate: Callable[[Any], list[str]], *, label: str,
                      missing: str) -> dict[str, Any]:
     """A JSON record file (a checkpoint, a hand-off), parsed and validated.
 
@@ -89,7 +90,7 @@ def read_json_record(path: Path, validate: Callable[[Any], list[str]], *, label:
     JSON or `validate` lists problems.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(root, path))
     except FileNotFoundError as exc:
         raise NotFoundError(missing) from exc
     except (ValueError, UnicodeDecodeError) as exc:
@@ -100,24 +101,22 @@ def read_json_record(path: Path, validate: Callable[[Any], list[str]], *, label:
     return data
 
 
-def read_checkpoint(path: Path) -> dict[str, Any]:
-    return read_json_record(path, validate_checkpoint, label=str(path), missing=f"no checkpoint at {path}")
+def read_checkpoint(paths: WorkspacePaths, path: Path) -> dict[str, Any]:
+    return read_json_record(paths.root, path, validate_checkpoint, label=str(path), missing=f"no checkpoint at {path}")
 
 
 def list_checkpoints(paths: WorkspacePaths, session_id: str | None = None) -> list[Path]:
     """Checkpoint files, oldest first (ids sort by time)."""
     root = paths.checkpoint_dir(session_id) if session_id else paths.checkpoints_dir
-    if not root.is_dir():
-        return []
     pattern = "*.json" if session_id else "*/*.json"
-    return sorted(root.glob(pattern), key=lambda p: (p.stem, p.parent.name))
+    return sorted(confined_glob(paths.root, root, pattern), key=lambda p: (p.stem, p.parent.name))
 
 
 def latest_checkpoint(paths: WorkspacePaths, session_id: str | None = None) -> dict[str, Any] | None:
     """The newest readable checkpoint; damaged ones are passed over, never fatal."""
     for path in reversed(list_checkpoints(paths, session_id)):
         try:
-            return read_checkpoint(path)
+            return read_checkpoint(paths, path)
         except FormatError:
             continue
     return None

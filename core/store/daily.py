@@ -16,7 +16,9 @@ from pathlib import Path
 from core.errors import CoreError
 from core.secrets import redact_count
 from core.store.atomic import append_durable, fsync_dir
-from core.store.paths import WorkspacePaths, confine, daily_date
+from core.store.fileio import confined_glob, read_bytes
+from core.store.paths import WorkspacePaths, confine, daily_date, inside
+from core.store.textio import escape_controls
 
 FLUSH_HEADING = "## Memory Flush — "
 
@@ -52,14 +54,14 @@ def append_to_daily(paths: WorkspacePaths, text: str, day: dt.date | None = None
     """Append `text` to the day's log (creating it with a `# YYYY-MM-DD` title) and say which lines it took."""
     day = day or dt.date.today()
     path = paths.daily_log(day)
-    content, redacted = redact_count(text.rstrip("\n"))
+    content, redacted = redact_count(escape_controls(text.rstrip("\n"), keep="\t\n"))
     leading_blank = len(content) - len(content.lstrip("\n"))  # kept: a blank line before a heading
+    real = inside(paths.root, path)        # PathEscapeError for a log that is a link out
     title = ""
-    if not path.exists() or path.stat().st_size == 0:
+    if not real.exists() or real.stat().st_size == 0:
         title = f"# {day.isoformat()}\n\n"  # two racing first appenders may both add one: harmless
-    offset = append_durable(path, title + content + "\n")
-    with open(path, "rb") as handle:
-        prefix = handle.read(offset)   # append-only: the bytes before ours never change
+    offset = append_durable(real, title + content + "\n", root=paths.root)
+    prefix = read_bytes(paths.root, real)[:offset]   # append-only: the bytes before ours never change
     first = prefix.count(b"\n") + 1 + title.count("\n") + leading_blank
     return Appended(path=path, first_line=first, last_line=first + content.lstrip("\n").count("\n"),
                     redacted=redacted, text=content)
@@ -75,9 +77,7 @@ def list_daily_logs(paths: WorkspacePaths, include_archive: bool = True) -> list
     logs = []
     folders = [(paths.memory_dir, False)] + ([(paths.archive_dir, True)] if include_archive else [])
     for folder, archived in folders:
-        if not folder.is_dir():
-            continue
-        for path in folder.glob("*.md"):
+        for path in confined_glob(paths.root, folder, "*.md"):
             day = daily_date(path)
             if day is not None:
                 logs.append(DailyLog(date=day, path=path, archived=archived))
@@ -90,12 +90,13 @@ def archive_daily_log(paths: WorkspacePaths, rel_path: str) -> str:
     source = confine(paths.root, rel_path)
     if source.parent != paths.memory_dir.resolve() or daily_date(source) is None:
         raise CoreError(f"{rel_path} is not a daily log in memory/")
-    target = paths.archive_dir / source.name
-    paths.archive_dir.mkdir(parents=True, exist_ok=True)
+    archive = inside(paths.root, paths.archive_dir)     # an archive/ that is a link out is refused
+    archive.mkdir(parents=True, exist_ok=True)
+    target = archive / source.name
     if target.exists():
         # Both exist (an agent re-created an archived day): keep both, the newer under a suffix.
-        target = paths.archive_dir / f"{source.stem}.{int(source.stat().st_mtime)}.md"
+        target = archive / f"{source.stem}.{int(source.stat().st_mtime)}.md"
     os.replace(source, target)
-    fsync_dir(paths.archive_dir)
-    fsync_dir(paths.memory_dir)
-    return paths.relative(target)
+    fsync_dir(archive)
+    fsync_dir(source.parent)
+    return paths.relative(paths.archive_dir / target.name)

@@ -16,7 +16,7 @@ from core.store.atomic import cas_replace, read_bytes_and_hash
 from core.store.hashing import sha256_bytes
 from core.store.history import History, HistoryEntry
 from core.store.paths import WorkspacePaths, confine
-from core.store.textio import decode_lossy
+from core.store.textio import decode_lossy, escape_controls
 
 
 @dataclass(frozen=True)
@@ -51,19 +51,25 @@ class DocumentStore:
 
     def read(self, rel_path: str) -> Snapshot:
         path, rel = self._resolve(rel_path)
-        data, digest = read_bytes_and_hash(path)
+        data, digest = read_bytes_and_hash(path, root=self.paths.root)
         decoded = decode_lossy(data)
         return Snapshot(path=rel, text=decoded.text, hash=digest, replaced_bytes=decoded.replaced)
 
-    def write(self, rel_path: str, text: str, expected_hash: str, *, reason: str,
+    def write(self, rel_path: str, text: str | bytes, expected_hash: str, *, reason: str,
               base_text: str | None = None, undoes: str = "") -> WriteResult:
         """Replace the file with `text` if it still has `expected_hash`.
 
-        With `base_text` (the text the writer started from), a file that has only grown by an
-        append since then is merged: `text` + the appended part. Otherwise ConflictError.
+        Text has its control characters escaped (a NUL or an ESC never lands in a file a terminal
+        shows); bytes (a version from history) are written exactly. With `base_text` (the text the
+        writer started from), a file that has only grown by an append since then is merged:
+        `text` + the appended part. Otherwise ConflictError.
         """
         path, rel = self._resolve(rel_path)
-        new_data = text.encode("utf-8")
+        if isinstance(text, bytes):
+            new_data, text = text, text.decode("utf-8", errors="replace")
+        else:
+            text = escape_controls(text)
+            new_data = text.encode("utf-8")
         merged = ""
         for _attempt in range(3):
             entry_box: list[HistoryEntry] = []
@@ -72,7 +78,8 @@ class DocumentStore:
                 entry_box.append(self.history.record(_rel, old, sha256_bytes(old) if old or path.exists() else "",
                                                      sha256_bytes(_new), reason, undoes=undoes))
             try:
-                _old, written = cas_replace(path, new_data, expected_hash, self._lock(rel), before_replace=snapshot)
+                _old, written = cas_replace(path, new_data, expected_hash, self._lock(rel), before_replace=snapshot,
+                                            root=self.paths.root)
             except ConflictError:
                 if base_text is None:
                     raise
@@ -93,17 +100,17 @@ class DocumentStore:
     def undo(self, rel_path: str) -> WriteResult:
         """Restore the version before the newest change that has not been undone."""
         _path, rel = self._resolve(rel_path)
-        entry = self.history.latest_undoable(rel)
+        current = self.read(rel)
+        entry = self.history.latest_undoable(rel, current.hash)
         if entry is None:
             raise NotFoundError(f"nothing to undo for {rel}")
-        current = self.read(rel)
         if current.hash != entry.hash_after:
             raise ConflictError(f"{rel} changed after the change being undone ({entry.reason}); "
-                                f"restore a version from its history instead",
+                                f"restore a version from its history instead (`reverie history` lists them, "
+                                f"`reverie restore` puts one back)",
                                 expected_hash=entry.hash_after, actual_hash=current.hash)
         before = self.history.snapshot(entry)
-        result = self.write(rel, before.decode("utf-8", errors="replace"), current.hash,
-                            reason=f"undo: {entry.reason}", undoes=entry.id)
+        result = self.write(rel, before, current.hash, reason=f"undo: {entry.reason}", undoes=entry.id)
         self.history.mark_undone(entry, by=result.entry.id if result.entry else "")
         return result
 
@@ -112,5 +119,9 @@ class DocumentStore:
         _path, rel = self._resolve(rel_path)
         entry = self.history.get(entry_id, rel)
         before = self.history.snapshot(entry)
-        return self.write(rel, before.decode("utf-8", errors="replace"), expected_hash,
-                          reason=f"restore version from {entry.time}")
+        return self.write(rel, before, expected_hash, reason=f"restore version from {entry.time} ({entry.id})")
+
+    def landed_history(self, rel_path: str) -> list[HistoryEntry]:
+        """The changes of one file that really landed, newest first."""
+        _path, rel = self._resolve(rel_path)
+        return self.history.landed(rel, self.read(rel).hash)

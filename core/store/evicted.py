@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from core.errors import PathEscapeError
 from core.store.atomic import atomic_write
+from core.store.fileio import read_bytes
 from core.store.paths import WorkspacePaths, confine
 
 
@@ -16,8 +17,12 @@ def write_evicted(paths: WorkspacePaths, session_id: str, file_id: str, content:
     """Store `content`; returns its workspace-relative path. The same content again writes nothing."""
     path = paths.evicted_result(session_id, file_id)
     data = content.encode("utf-8")
-    if not (path.exists() and path.read_bytes() == data):
-        atomic_write(path, data)
+    try:
+        same = read_bytes(paths.root, path) == data
+    except FileNotFoundError:
+        same = False
+    if not same:
+        atomic_write(path, data, root=paths.root)
     return paths.relative(path)
 
 
@@ -27,4 +32,4 @@ def read_evicted(paths: WorkspacePaths, rel_path: str) -> str:
     store = paths.large_results_dir.resolve()
     if store not in resolved.parents:
         raise PathEscapeError(f"evicted payload path {rel_path!r} is not under {paths.relative(paths.large_results_dir)}/")
-    return resolved.read_text(encoding="utf-8")
+    return read_bytes(paths.root, resolved).decode("utf-8")

@@ -14,6 +14,7 @@ from typing import Any
 
 from core.errors import FormatError, HandoffLoopError
 from core.store.atomic import atomic_write
+from core.store.fileio import confined_glob, read_text
 from core.store.checkpoints import read_json_record
 from core.store.paths import WorkspacePaths
 
@@ -42,12 +43,11 @@ def validate_handoff(data: Any) -> list[str]:
 def list_handoffs(paths: WorkspacePaths) -> list[dict[str, Any]]:
     """Readable packets, oldest first."""
     found = []
-    if paths.handoffs_dir.is_dir():
-        for path in paths.handoffs_dir.glob("*.json"):
-            try:
-                found.append(json.loads(path.read_text(encoding="utf-8")))
-            except (ValueError, UnicodeDecodeError):
-                continue
+    for path in confined_glob(paths.root, paths.handoffs_dir, "*.json"):
+        try:
+            found.append(json.loads(read_text(paths.root, path)))
+        except (ValueError, UnicodeDecodeError):
+            continue
     return sorted(found, key=lambda p: (p.get("created", ""), p.get("id", "")))
 
 
@@ -65,10 +65,11 @@ def create_handoff(paths: WorkspacePaths, packet: dict[str, Any], task_id: str |
     record = {**{k: packet[k] for k in FIELDS}, "id": packet.get("id") or f"ho-{uuid.uuid4().hex[:12]}",
               "task_id": task_id, "created": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
               "hop": len(chain) + 1}
-    atomic_write(paths.handoff(record["id"]), json.dumps(record, ensure_ascii=False, indent=2) + "\n")
+    atomic_write(paths.handoff(record["id"]), json.dumps(record, ensure_ascii=False, indent=2) + "\n",
+                 root=paths.root)
     return record
 
 
 def read_handoff(paths: WorkspacePaths, handoff_id: str) -> dict[str, Any]:
-    return read_json_record(paths.handoff(handoff_id), validate_handoff, label=f"hand-off {handoff_id!r}",
+    return read_json_record(paths.root, paths.handoff(handoff_id), validate_handoff, label=f"hand-off {handoff_id!r}",
                             missing=f"no hand-off {handoff_id!r}")

@@ -11,12 +11,22 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+from core.store.fileio import open_fd, storage_error
+
+
+def _open_lock(lock_path: Path) -> int:
+    """The lock file, made when missing; a read-only workspace is one clear StorageError."""
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise storage_error(exc, lock_path, writing=True) from exc
+    return open_fd(lock_path, os.O_RDWR | os.O_CREAT)
+
 
 @contextlib.contextmanager
 def locked(lock_path: Path) -> Iterator[None]:
     """An exclusive lock: waits until every other holder let go."""
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_lock(lock_path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -28,8 +38,7 @@ def locked(lock_path: Path) -> Iterator[None]:
 @contextlib.contextmanager
 def lock_if_free(lock_path: Path) -> Iterator[bool]:
     """The lock if nobody holds it (yields True), else at once False: for work that must not queue."""
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_lock(lock_path)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -93,6 +93,39 @@ def safe_id(value: str, what: str = "id") -> str:
     return value
 
 
+MAX_PATH_BYTES = 4096      # PATH_MAX on Linux and macOS (1024 there, but the OS says so itself)
+MAX_NAME_BYTES = 255       # one file or folder name
+
+
+def check_length(raw: str) -> None:
+    """PathEscapeError naming the limit when a path is too long for the file system."""
+    encoded = os.fsencode(raw)
+    if len(encoded) > MAX_PATH_BYTES:
+        raise PathEscapeError(f"path is too long ({len(encoded):,} bytes; at most {MAX_PATH_BYTES:,})")
+    longest = max((len(part) for part in encoded.split(b"/")), default=0)
+    if longest > MAX_NAME_BYTES:
+        raise PathEscapeError(f"a name in the path is too long ({longest:,} bytes; at most {MAX_NAME_BYTES} per name)")
+
+
+def inside(root: Path, path: str | os.PathLike[str]) -> Path:
+    """The one confinement rule: the real location of `path` (every symbolic link of its existing
+    parts followed), refused with PathEscapeError unless it is the workspace or inside it.
+
+    Every read and write of a workspace file goes through this (core/store/fileio.py opens the
+    result with O_NOFOLLOW, so a link planted after the check is not followed either).
+    """
+    raw = os.fspath(path)
+    if not raw or "\x00" in raw:
+        raise PathEscapeError(f"invalid path {raw!r}")
+    check_length(raw)
+    base = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(raw))
+    if real != base and base not in real.parents:
+        raise PathEscapeError(f"{raw} leads outside the workspace {base} (a symbolic link or '..'); "
+                              "Reverie reads and writes only inside it")
+    return real
+
+
 def confine(root: Path, user_path: str | os.PathLike[str]) -> Path:
     """Resolve `user_path` (relative to the workspace, or absolute) and refuse it unless it is inside.
 
@@ -101,14 +134,15 @@ def confine(root: Path, user_path: str | os.PathLike[str]) -> Path:
     raw = os.fspath(user_path)
     if not raw or "\x00" in raw:
         raise PathEscapeError(f"invalid path {raw!r}")
-    base = root.resolve()
+    check_length(raw)
     candidate = Path(raw)
     if not candidate.is_absolute():
-        candidate = base / candidate
-    resolved = candidate.resolve()
-    if resolved != base and base not in resolved.parents:
-        raise PathEscapeError(f"path {raw!r} is outside the workspace {base}; only files inside it can be read")
-    return resolved
+        candidate = Path(os.path.realpath(root)) / candidate
+    try:
+        return inside(root, candidate)
+    except PathEscapeError:
+        raise PathEscapeError(f"path {raw!r} is outside the workspace {Path(os.path.realpath(root))}; "
+                              "only files inside it can be read or written") from None
 
 
 def daily_date(path: Path) -> dt.date | None:

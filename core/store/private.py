@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from core.errors import FormatError, NotFoundError
 from core.store.atomic import atomic_write
+from core.store.fileio import read_text
 from core.store.locks import locked
 from core.store.paths import WorkspacePaths, safe_id
 from core.store.sessions import append_jsonl, read_jsonl
@@ -25,7 +26,7 @@ def _json_text(data: Any) -> str:
 
 # ----- settings ------------------------------------------------------------------------------------
 def write_config(paths: WorkspacePaths, text: str) -> None:
-    atomic_write(paths.config_toml, text)
+    atomic_write(paths.config_toml, text, root=paths.root)
 
 
 # ----- dream proposals -----------------------------------------------------------------------------
@@ -34,14 +35,14 @@ def proposal_file(paths: WorkspacePaths, proposal_id: str) -> Path:
 
 
 def save_proposal_record(paths: WorkspacePaths, proposal_id: str, record: dict) -> None:
-    atomic_write(proposal_file(paths, proposal_id), _json_text(record))
+    atomic_write(proposal_file(paths, proposal_id), _json_text(record), root=paths.root)
 
 
 def load_proposal_record(paths: WorkspacePaths, proposal_id: str) -> dict:
     """The stored record; NotFoundError when there is none, FormatError when the file is damaged."""
     path = proposal_file(paths, proposal_id)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(paths.root, path))
     except FileNotFoundError as exc:
         known = ", ".join(proposal_ids(paths)[:5])
         raise NotFoundError(f"no proposal {proposal_id!r}" + (f" (recent: {known})" if known else "")) from exc
@@ -63,7 +64,7 @@ def proposal_ids(paths: WorkspacePaths) -> list[str]:
 def read_state_record(paths: WorkspacePaths) -> dict:
     """The watermark's JSON object; {} when it is missing or damaged (the next dream reads everything)."""
     try:
-        data = json.loads(paths.consolidation_state.read_text(encoding="utf-8"))
+        data = json.loads(read_text(paths.root, paths.consolidation_state))
     except (FileNotFoundError, ValueError, UnicodeDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -73,7 +74,7 @@ def update_state_record(paths: WorkspacePaths, change: Callable[[dict], dict]) -
     """Read, change and write the watermark under its lock, so two writers at once both count."""
     with locked(paths.locks_dir / "consolidation_state.lock"):
         record = change(read_state_record(paths))
-        atomic_write(paths.consolidation_state, json.dumps(record, indent=2) + "\n")
+        atomic_write(paths.consolidation_state, json.dumps(record, indent=2) + "\n", root=paths.root)
         return record
 
 
@@ -83,11 +84,11 @@ def dream_log_file(paths: WorkspacePaths) -> Path:
 
 
 def append_dream_log(paths: WorkspacePaths, record: dict) -> None:
-    append_jsonl(dream_log_file(paths), [record])
+    append_jsonl(dream_log_file(paths), [record], root=paths.root)
 
 
 def read_dream_log(paths: WorkspacePaths) -> list[dict]:
-    return read_jsonl(dream_log_file(paths)).objects
+    return read_jsonl(dream_log_file(paths), paths.root).objects
 
 
 # ----- agent activity ------------------------------------------------------------------------------
@@ -96,13 +97,13 @@ def activity_file(paths: WorkspacePaths) -> Path:
 
 
 def write_activity(paths: WorkspacePaths, iso_time: str) -> None:
-    atomic_write(activity_file(paths), iso_time + "\n")
+    atomic_write(activity_file(paths), iso_time + "\n", root=paths.root)
 
 
 def read_activity(paths: WorkspacePaths) -> str:
     """The last recorded agent turn (ISO time), "" when none was recorded or the file is unreadable."""
     try:
-        return activity_file(paths).read_text(encoding="utf-8").strip()
+        return read_text(paths.root, activity_file(paths)).strip()
     except (OSError, UnicodeDecodeError):
         return ""
 
@@ -113,4 +114,4 @@ def cache_file(paths: WorkspacePaths, name: str) -> Path:
 
 
 def write_cache(paths: WorkspacePaths, name: str, data: bytes) -> None:
-    atomic_write(cache_file(paths, name), data)
+    atomic_write(cache_file(paths, name), data, root=paths.root)

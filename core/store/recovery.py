@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.store.atomic import atomic_write
+from core.store.fileio import read_text
 from core.store.paths import WorkspacePaths
 
 
@@ -27,6 +28,7 @@ class RecoveryCopy:
 class RecoveryStore:
     def __init__(self, paths: WorkspacePaths):
         self.dir = paths.recovery_dir
+        self.root = paths.root
 
     def _file(self, rel_path: str) -> Path:
         return self.dir / (rel_path.replace("/", "__") + ".json")
@@ -35,11 +37,11 @@ class RecoveryStore:
         record = {"path": rel_path, "text": text, "base_hash": base_hash,
                   "saved_at": dt.datetime.now().astimezone().isoformat(timespec="seconds")}
         self.dir.mkdir(parents=True, exist_ok=True)
-        atomic_write(self._file(rel_path), json.dumps(record, ensure_ascii=False))
+        atomic_write(self._file(rel_path), json.dumps(record, ensure_ascii=False), root=self.root)
 
     def load(self, rel_path: str) -> RecoveryCopy | None:
         try:
-            data = json.loads(self._file(rel_path).read_text(encoding="utf-8"))
+            data = json.loads(read_text(self.root, self._file(rel_path)))
             return RecoveryCopy(str(data["path"]), str(data["text"]), str(data.get("base_hash", "")),
                                 str(data.get("saved_at", "")))
         except (FileNotFoundError, ValueError, KeyError, TypeError, UnicodeDecodeError):
@@ -56,7 +58,7 @@ class RecoveryStore:
         if self.dir.is_dir():
             for path in sorted(self.dir.glob("*.json")):
                 try:
-                    rel = str(json.loads(path.read_text(encoding="utf-8"))["path"])
+                    rel = str(json.loads(read_text(self.root, path))["path"])
                 except (ValueError, KeyError, TypeError, UnicodeDecodeError):
                     continue
                 copy = self.load(rel)

@@ -15,6 +15,7 @@ from pathlib import Path
 from core.errors import ConflictError
 from core.secrets import find_secrets, redact_count
 from core.store.documents import DocumentStore
+from core.store.fileio import confined_glob
 from core.store.paths import WorkspacePaths
 
 REDACT_REASON = "redact secrets"
@@ -39,8 +40,7 @@ def secret_files(paths: WorkspacePaths) -> list[Path]:
     out = [p for p in (paths.memory_md, paths.progress_md) if p.is_file()]
     for folder, pattern in ((paths.memory_dir, "*.md"), (paths.archive_dir, "*.md"), (paths.sessions_dir, "*.jsonl"),
                             (paths.checkpoints_dir, "**/*.json"), (paths.handoffs_dir, "*.json")):
-        if folder.is_dir():
-            out.extend(sorted(p for p in folder.glob(pattern) if p.is_file() and not p.name.startswith(".")))
+        out.extend(sorted(p for p in confined_glob(paths.root, folder, pattern) if not p.name.startswith(".")))
     return out
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from core.store.atomic import append_durable, atomic_write, fsync_dir
+from core.store.fileio import confined_glob, read_bytes
 from core.store.locks import locked
 from core.store.paths import WorkspacePaths
 from core.store.textio import decode_lossy
@@ -36,12 +37,19 @@ class JsonlRead:
         return [obj for _line, obj in self.records]
 
 
-def read_jsonl(path: Path) -> JsonlRead:
-    """Every JSON object in the file; anything else is reported by line number and skipped."""
+def read_jsonl(path: Path, root: Path | None = None) -> JsonlRead:
+    """Every JSON object in the file; anything else is reported by line number and skipped.
+
+    With `root` (a workspace file) the file is read only if it really lies inside it; without,
+    it is a file from elsewhere (a transcript being imported)."""
     result = JsonlRead()
-    if not path.exists():
+    try:
+        data = read_bytes(root, path) if root is not None else path.read_bytes()
+    except FileNotFoundError:
         return result
-    decoded = decode_lossy(path.read_bytes())
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]          # a UTF-8 byte-order mark (Windows editors write one): not part of line 1
+    decoded = decode_lossy(data)
     if not decoded.clean:
         result.problems.append(LineProblem(0, f"{decoded.replaced} byte(s) are not UTF-8; shown as \ufffd"))
     for number, raw in enumerate(decoded.text.split("\n"), start=1):
@@ -63,14 +71,13 @@ def jsonl_line(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def append_jsonl(path: Path, objects: Iterable[dict[str, Any]]) -> int:
+def append_jsonl(path: Path, objects: Iterable[dict[str, Any]], *, root: Path | None = None) -> int:
     """Append objects as one durable write. Returns the 1-based line number of the first one."""
     text = "".join(jsonl_line(obj) for obj in objects)
     if not text:
         return 0
-    offset = append_durable(path, text)
-    with open(path, "rb") as handle:
-        return handle.read(offset).count(b"\n") + 1
+    offset = append_durable(path, text, root=root)
+    return read_bytes(root or path.parent, path)[:offset].count(b"\n") + 1
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ def list_sessions(paths: WorkspacePaths) -> list[SessionInfo]:
     """Session logs, newest first."""
     found = []
     if paths.sessions_dir.is_dir():
-        for path in paths.sessions_dir.glob("*.log.jsonl"):
+        for path in confined_glob(paths.root, paths.sessions_dir, "*.log.jsonl"):
             stat = path.stat()
             found.append(SessionInfo(id=path.name[: -len(".log.jsonl")], path=path, size=stat.st_size,
                                      modified=dt.datetime.fromtimestamp(stat.st_mtime)))
@@ -100,7 +107,7 @@ class SessionCache:
         self.size = size
 
     def read(self) -> JsonlRead:
-        return read_jsonl(self.paths.session_cache)
+        return read_jsonl(self.paths.session_cache, self.paths.root)
 
     def add(self, session_id: str, summary: str, **extra: Any) -> dict[str, Any]:
         entry = {"session_id": session_id, "ended": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
@@ -108,7 +115,7 @@ class SessionCache:
         with locked(self.paths.locks_dir / "session_cache.lock"):
             kept = [obj for obj in self.read().objects if obj.get("session_id") != session_id]
             kept = (kept + [entry])[-self.size:]
-            atomic_write(self.paths.session_cache, "".join(jsonl_line(obj) for obj in kept))
+            atomic_write(self.paths.session_cache, "".join(jsonl_line(obj) for obj in kept), root=self.paths.root)
         return entry
 
 

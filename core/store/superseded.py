@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.store.atomic import atomic_write
+from core.store.fileio import read_bytes
 from core.store.locks import locked
 from core.store.memory_md import parse_bullet
 from core.store.paths import WorkspacePaths
@@ -73,7 +74,7 @@ def _parse_line(raw: str, number: int) -> SupersededFact | None:
 def read_superseded(paths: WorkspacePaths, bullet_id: str | None = None) -> list[SupersededFact]:
     """The records in the file (of one bullet, when `bullet_id` is given), in file order."""
     try:
-        text = superseded_path(paths).read_text(encoding="utf-8", errors="replace")
+        text = read_bytes(paths.root, superseded_path(paths)).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return []
     found = []
@@ -90,7 +91,7 @@ def record_superseded(paths: WorkspacePaths, facts: list[SupersededFact]) -> int
     path = superseded_path(paths)
     with locked(paths.locks_dir / "superseded.lock"):
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_bytes(paths.root, path).decode("utf-8")
         except FileNotFoundError:
             text = ""
         have = {(f.bullet_id, " ".join(f.text.split())) for f in read_superseded(paths)}
@@ -107,5 +108,5 @@ def record_superseded(paths: WorkspacePaths, facts: list[SupersededFact]) -> int
             text = f"{HEADING}\n\n"     # no prose under it: every line here is a search hit
         elif not text.endswith("\n"):
             text += "\n"
-        atomic_write(path, text + "\n".join(lines) + "\n")
+        atomic_write(path, text + "\n".join(lines) + "\n", root=paths.root)
         return len(lines)

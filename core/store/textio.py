@@ -29,3 +29,15 @@ def decode_lossy(data: bytes) -> DecodedText:
     original = data.count("\ufffd".encode("utf-8"))
     return DecodedText(text, max(1, text.count("\ufffd") - original), first)
 
+
+
+# C0 controls, DEL and C1 controls: a NUL cuts a C string, ESC starts a terminal command that a
+# `reverie search` or `read` would otherwise send to the person's terminal.
+_CONTROLS = {c for c in range(0x20)} | {0x7f} | set(range(0x80, 0xa0))
+
+
+def escape_controls(text: str, keep: str = "\t\n\r") -> str:
+    """`text` with every control character outside `keep` written as a visible escape (ESC -> \\x1b)."""
+    if not any(ord(ch) in _CONTROLS and ch not in keep for ch in text):
+        return text
+    return "".join(f"\\x{ord(ch):02x}" if ord(ch) in _CONTROLS and ch not in keep else ch for ch in text)

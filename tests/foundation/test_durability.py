@@ -104,12 +104,12 @@ def test_outside_append_during_cas_window_is_kept(workspace, monkeypatch):
     real = atomic.atomic_write
     calls = []
 
-    def racing_write(path, data):
+    def racing_write(path, data, **options):
         if path.name == "MEMORY.md" and not calls:
             calls.append(1)
             with open(path, "a", encoding="utf-8") as handle:   # lands on the old inode
                 handle.write("- raced in\n")
-        real(path, data)
+        real(path, data, **options)
 
     monkeypatch.setattr(atomic, "atomic_write", racing_write)
     snap = workspace.read_memory()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_messages_are_normalised_and_bad_lines_reported(tmp_path):
     source = write_jsonl(tmp_path / "agent run.jsonl", chat_log_lines())
     main, conversation = parse_chat_log(source)
-    assert main.session_id == "agent-run" and conversation.session_id == "agent-run-L12"
+    # a conversation line is a session named by its content (a hash), never by its line number
+    assert main.session_id == "agent-run" and re.fullmatch(r"agent-run-c[0-9a-f]{12}", conversation.session_id)
     good = [m for m in main.messages if not validate_message({k: v for k, v in m.items() if k != "_line"})]
     assert [m["role"] for m in good] == ["system", "user", "assistant", "tool", "assistant", "assistant", "tool"]
     assert good[1]["content"] == "What is the staging host?" and good[1]["ts"].startswith("2026-05-28T")
@@ -33,7 +35,7 @@ def test_messages_are_normalised_and_bad_lines_reported(tmp_path):
 def test_import_stores_valid_messages_drops_private_keys_and_is_idempotent(workspace, tmp_path):
     source = write_jsonl(tmp_path / "run.jsonl", chat_log_lines())
     results = import_chat_log(workspace, source)
-    assert [(r.session_id, r.written) for r in results] == [("run", 7), ("run-L12", 2)]
+    assert [(r.session_id[:5], r.written) for r in results] == [("run", 7), ("run-c", 2)]
     problems = [str(p) for p in results[0].problems]
     assert any(":8: unknown role 'wizard'" in p for p in problems)
     assert any(":9: a tool message needs a tool_call_id" in p for p in problems)
@@ -49,7 +51,7 @@ def test_the_cli_imports_a_generic_log(workspace, tmp_path):
                            "--session-id", "support-chat"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "support-chat: 7 message(s) imported -> sessions/support-chat.log.jsonl" in done.stdout
-    assert "support-chat-L12: 2 message(s) imported" in done.stdout
+    assert re.search(r"support-chat-c[0-9a-f]{12}: 2 message\(s\) imported", done.stdout)
     assert "imported 9 message(s) into 2 session(s)" in done.stdout
     assert ":10: not valid JSON" in done.stderr
 

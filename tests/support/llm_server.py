@@ -28,7 +28,9 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def running_server(model_path, log_path: Path, *, n_ctx: int = 2048, alias: str = "smollm2",
-                   timeout_s: float = 180.0) -> Iterator[str]:
+                   timeout_s: float = 180.0, procs: list | None = None) -> Iterator[str]:
+    """Start the server, yield its base URL, stop it afterwards. `procs`, when given, receives the
+    server's Popen (a test that kills it mid-reply)."""
     from core.llm.engine import LLAMA_ENV
 
     port = free_port()
@@ -37,6 +39,8 @@ def running_server(model_path, log_path: Path, *, n_ctx: int = 2048, alias: str 
                                  "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", alias],
                                 stdout=log, stderr=subprocess.STDOUT, env=python_env(**LLAMA_ENV))
         base = f"http://127.0.0.1:{port}/v1"
+        if procs is not None:
+            procs.append(proc)
         try:
             deadline = time.monotonic() + timeout_s
             while True:
@@ -52,7 +56,7 @@ def running_server(model_path, log_path: Path, *, n_ctx: int = 2048, alias: str 
                     time.sleep(0.5)
             yield base
         finally:
-            proc.terminate()
+            proc.terminate()      # (a server a test killed already: terminate and wait return at once)
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:

@@ -1,0 +1,88 @@
+"""Opening workspace files: confined, never through a symbolic link, with errors a person can act on.
+
+`core.store.paths.inside` decides where a path really is; this module opens it with
+O_NOFOLLOW (where the platform has it), so a link planted between the check and the open
+is refused rather than followed. OS errors become StorageError / PathEscapeError with one
+line that says what is wrong (a read-only workspace, a path too long), never a traceback.
+"""
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+from typing import Iterable
+
+from core.errors import PathEscapeError, StorageError
+from core.store.paths import inside
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def storage_error(exc: OSError, path: str | os.PathLike[str], *, writing: bool) -> Exception:
+    """The CoreError to raise for an OSError on `path` (FileNotFoundError is returned unchanged)."""
+    if isinstance(exc, FileNotFoundError) and not writing:
+        return exc
+    if exc.errno == errno.ELOOP:
+        return PathEscapeError(f"{path} is a symbolic link; Reverie does not follow links it did not check")
+    if exc.errno == errno.ENAMETOOLONG:
+        return PathEscapeError(f"{path} is too long a path for the file system")
+    if writing and exc.errno in _READ_ONLY:
+        return StorageError(f"cannot write {path}: the workspace is read-only ({exc.strerror})")
+    if exc.errno == errno.ENOSPC:
+        return StorageError(f"cannot write {path}: the disk is full")
+    action = "write" if writing else "read"
+    return StorageError(f"cannot {action} {path}: {exc.strerror or exc}")
+
+
+def open_fd(path: str | os.PathLike[str], flags: int, mode: int = 0o644) -> int:
+    """os.open with O_NOFOLLOW and O_CLOEXEC; OS errors as storage_error()."""
+    try:
+        return os.open(path, flags | NOFOLLOW | CLOEXEC, mode)
+    except OSError as exc:
+        raise storage_error(exc, path, writing=bool(flags & (os.O_WRONLY | os.O_RDWR))) from exc
+
+
+def read_bytes(root: Path, path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a workspace file, read only when it really lies inside `root`.
+
+    FileNotFoundError when there is none; PathEscapeError when it leads outside.
+    """
+    real = inside(root, path)
+    fd = open_fd(real, os.O_RDONLY)
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise storage_error(exc, path, writing=False) from exc
+
+
+def read_text(root: Path, path: str | os.PathLike[str]) -> str:
+    """UTF-8 text of a workspace file (UnicodeDecodeError as for Path.read_text)."""
+    return read_bytes(root, path).decode("utf-8")
+
+
+def confined_glob(root: Path, folder: Path, pattern: str) -> list[Path]:
+    """The files matching `pattern` in `folder` that really lie inside `root`; a folder that is itself a
+    link out is not even listed."""
+    try:
+        inside(root, folder)
+    except PathEscapeError:
+        return []
+    if not folder.is_dir():
+        return []
+    return confined_files(root, folder.glob(pattern))
+
+
+def confined_files(root: Path, paths: Iterable[Path]) -> list[Path]:
+    """The files among `paths` that really lie inside `root` (links out, dangling links and folders left out)."""
+    out = []
+    for path in paths:
+        try:
+            real = inside(root, path)
+        except PathEscapeError:
+            continue
+        if real.is_file():
+            out.append(path)
+    return out
