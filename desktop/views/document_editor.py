@@ -202,7 +202,8 @@ class DocumentEditor(QWidget):
         self._discard_recovery()
 
     # ----- saving --------------------------------------------------------------------------------------
-    def save(self):
+    def save(self, reason: str = ""):
+        """Save the text; `reason` names the change in history (default: an edit in this editor)."""
         if self.base is None or self.saving:
             return None
         text = self.text()
@@ -214,7 +215,7 @@ class DocumentEditor(QWidget):
             return None
         self.saving = True
         self.editor.setReadOnly(True)
-        ws, rel, base, reason = self.ws, self.rel, self.base, self.save_reason
+        ws, rel, base, reason = self.ws, self.rel, self.base, reason or self.save_reason
 
         def job(_ctx):
             changes = ws.write_document(rel, text, base.hash, reason=reason, base_text=base.text)

@@ -242,5 +242,5 @@ class MemoryEditor(DocumentEditor):
         cursor.insertText(new_text.split("\n")[line - 1])
         cursor.endEditBlock()
         if was_clean:
-            self.save()
+            self.save(reason=f"{'unpin' if bullet.pinned else 'pin'} {bullet.id or 'bullet'}")
         return True
