@@ -184,18 +184,21 @@ class ProposalReview(QWidget):
     def _decide_many(self, all_changes: bool, *, accept: bool):
         if self.proposal is None:
             return None
-        ids = [c.id for c in self.proposal.undecided()] if all_changes else self.checked_changes()
+        if all_changes:
+            return self.decide((), accept)          # () is every open change; core refuses a decided proposal
+        ids = self.checked_changes()
         if not ids:
             self.bar.show_message(f"Check the changes to {'accept' if accept else 'reject'} first.", "info")
             return None
         return self.decide(ids, accept)
 
     def decide(self, change_ids, accept: bool):
-        """Accept or reject these changes (each brings the changes it belongs with) and nothing else."""
-        if self.proposal is None or not self.proposal.is_open:
+        """Accept or reject these changes (each brings the changes it belongs with) and nothing else;
+        no ids: every open change."""
+        if self.proposal is None:
             return None
         ws, pid, ids = self.controller.ws, self.proposal.id, tuple(change_ids)
-        self.changes.mark_pending(ids, accept)
+        self.changes.mark_pending(ids or [c.id for c in self.proposal.undecided()], accept)
 
         def job(_ctx):
             from core.dream import apply_proposal, reject_proposal
@@ -210,7 +213,8 @@ class ProposalReview(QWidget):
             proposal = value.proposal if accept else value
             self.show_proposal(proposal)
             if not accept:
-                self.bar.show_message(f"Rejected {len(ids)} change(s); MEMORY.md is unchanged.", "info")
+                self.bar.show_message(f"Rejected {len(ids) or 'every open'} change(s); MEMORY.md is unchanged.",
+                                      "info")
             elif value.wrote:
                 how = {"append": " (rebased over an outside append)", "replay": " (replayed onto the current file)"}
                 self.bar.show_message(f"Accepted {len(value.applied)} change(s) into MEMORY.md"

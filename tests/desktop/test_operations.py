@@ -70,7 +70,8 @@ def test_accepting_a_proposal_publishes_memory_and_the_decision(qtbot, qapp, dem
     heard.clear()
     with qtbot.waitSignal(review.undone, timeout=20_000):
         review.undo.click()
-    assert [c.paths for c in published(heard)] == [("MEMORY.md",)]
+    # MEMORY.md without the accepted changes, and the proposal, where they are open again
+    assert [c.paths for c in published(heard)] == [("MEMORY.md", f".reverie/proposals/{proposal.id}.json")]
 
 
 def test_rejecting_publishes_the_decision_and_a_refused_reject_publishes_nothing(qtbot, qapp, demo_workspace,
