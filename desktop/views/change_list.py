@@ -10,6 +10,7 @@ collapsed group), each with the reason and a Promote button.
 """
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHBoxLayout, QToolButton, QTreeWidget, QTreeWidgetItem, QWidget
@@ -70,9 +71,9 @@ class ChangeList(QTreeWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setHeaderLabels(["change", "kind", "state", ""])
-        self.setColumnWidth(TEXT, 330)
-        self.setColumnWidth(RELATION, 190)
-        self.setColumnWidth(STATE, 90)
+        self.setColumnWidth(TEXT, 250)
+        self.setColumnWidth(RELATION, 170)
+        self.setColumnWidth(STATE, 75)
         self.setUniformRowHeights(True)
         self.proposal = None
         self.rows: dict[str, QTreeWidgetItem] = {}          # change id -> row
@@ -80,10 +81,16 @@ class ChangeList(QTreeWidget):
         self.buttons: dict[str, tuple[QToolButton, QToolButton]] = {}
         self.promote_buttons: dict[int, QToolButton] = {}
         self.not_promoted: QTreeWidgetItem | None = None
+        self._holders: list[QWidget] = []
 
     # ----- building ------------------------------------------------------------------------------
     def show_proposal(self, proposal) -> None:
         self.blockSignals(True)
+        for holder in self._holders:      # clear() leaves a row's buttons on screen until they are deleted
+            if shiboken6.isValid(holder):
+                holder.hide()
+                holder.deleteLater()
+        self._holders = []
         self.clear()
         self.rows, self.skipped_rows, self.buttons, self.promote_buttons = {}, {}, {}, {}
         self.not_promoted = None
@@ -122,7 +129,7 @@ class ChangeList(QTreeWidget):
                  lambda: self._clicked(change.id, True)),
                 ("Reject", f"Reject {change.id}; the rest stays open",
                  lambda: self._clicked(change.id, False)))
-            self.setItemWidget(row, ACTIONS, holder)
+            self._place(row, holder)
             self.buttons[change.id] = (accept, reject)
         else:
             row.setFlags(row.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
@@ -160,15 +167,21 @@ class ChangeList(QTreeWidget):
         row.setText(STATE, "left out")
         holder, (button,) = _buttons(("Promote", "Add this fact to MEMORY.md after all",
                                       lambda: self._promote_clicked(index)))
-        self.setItemWidget(row, ACTIONS, holder)
+        self._place(row, holder)
         self.promote_buttons[index] = button
+
+    def _place(self, row: QTreeWidgetItem, holder: QWidget) -> None:
+        self.setItemWidget(row, ACTIONS, holder)
+        self._holders.append(holder)
 
     # ----- looks ------------------------------------------------------------------------------------
     def _paint(self, row: QTreeWidgetItem, state: str) -> None:
         """Decided rows read as decided: accepted ones tinted, rejected ones struck through and dimmed."""
         colors = theme.colors()
         row.setText(STATE, state)
-        self.removeItemWidget(row, ACTIONS)
+        holder = self.itemWidget(row, ACTIONS)
+        if holder is not None:
+            holder.hide()     # not deleted: this may run inside its button's own click (deleted with the rows)
         font = row.font(TEXT)
         font.setStrikeOut(state == "rejected")
         for column in range(self.columnCount()):

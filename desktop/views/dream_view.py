@@ -77,7 +77,7 @@ class DreamView(QWidget):
         split.setObjectName("dreamSplit")
         split.addWidget(left)
         split.addWidget(self.review)
-        split.setSizes([300, 900])
+        split.setSizes([260, 1140])
         self.split = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)

@@ -109,7 +109,7 @@ class ProposalReview(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.undo)
         right = splitter(self.diff, self.details, sizes=[420, 200], vertical=True)
-        body = splitter(self.changes, right, sizes=[560, 640])
+        body = splitter(self.changes, right, sizes=[700, 560])
         layout = titled_column(self, self.title, self.bar, body, buttons, margin=0)
         layout.insertWidget(1, self.model_note)
         self._set_enabled(False)

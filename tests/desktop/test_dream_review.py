@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QToolButton
 
 from core.config import ModelSettings
 from core.dream import load_proposal
@@ -20,6 +21,8 @@ from tests.support.llm_server import free_port
 def opened(qtbot, controller) -> DreamView:
     view = DreamView(controller)
     qtbot.addWidget(view)
+    view.resize(1400, 850)
+    view.show()
     with qtbot.waitSignal(view.proposalsLoaded, timeout=10_000):
         pass
     with qtbot.waitSignal(controller.dreamFinished, timeout=120_000):
@@ -32,6 +35,15 @@ def opened(qtbot, controller) -> DreamView:
 def reviewed(qtbot, workspace, make_controller):
     review_workspace(workspace)
     return workspace, opened(qtbot, make_controller(workspace, llm_factory=no_model))
+
+
+def press(qtbot, button) -> None:
+    """A real click (press and release): the row's buttons go away inside their own click."""
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def visible_buttons(review) -> list[str]:
+    return sorted(b.text() for b in review.changes.viewport().findChildren(QToolButton) if b.isVisible())
 
 
 def change_of(proposal, op: str):
@@ -51,10 +63,13 @@ def test_accept_one_change_leaves_its_neighbours_open(qtbot, reviewed):
     assert others and all(review.changes.state_of(cid) == "open" for cid in others)
     accept, _reject = review.changes.buttons[added.id]
     with qtbot.waitSignal(review.decided, timeout=20_000):
-        accept.click()
+        press(qtbot, accept)
         assert review.changes.state_of(added.id) == "accepting…"      # looks different at once
     assert added.after in ws.read_memory().text
     assert review.changes.state_of(added.id) == "accepted"
+    open_rows = len(review.changes.buttons)
+    shown = visible_buttons(review)                  # none left on the decided row, one pair per open row
+    assert shown.count("Accept") == shown.count("Reject") == open_rows >= 1
     assert all(review.changes.state_of(cid) == "open" for cid in others)
     stored = load_proposal(ws.paths, proposal.id)
     assert stored.is_open and set(stored.decisions) == {added.id}
@@ -73,7 +88,7 @@ def test_rejecting_one_change_takes_it_out_of_the_proposed_pane(qtbot, reviewed)
     assert bullet_text(replace.before) in details and new_value in details          # old and new side by side
     before = ws.read_memory().text
     with qtbot.waitSignal(review.decided, timeout=20_000):
-        review.changes.buttons[replace.id][1].click()
+        press(qtbot, review.changes.buttons[replace.id][1])
         assert review.changes.state_of(replace.id) == "rejecting…"
     row = review.changes.rows[replace.id]
     assert row.text(STATE) == "rejected" and row.font(TEXT).strikeOut()
@@ -97,7 +112,7 @@ def test_each_row_says_what_kind_of_change_it_is_and_a_skipped_fact_can_be_promo
     changes.setCurrentItem(changes.skipped_rows[kinds["transient"]])
     assert "transient" in review.details.toPlainText() and todo["sources"][0] in review.details.toPlainText()
     with qtbot.waitSignal(review.decided, timeout=20_000):
-        changes.promote_buttons[kinds["transient"]].click()
+        press(qtbot, changes.promote_buttons[kinds["transient"]])
     assert todo["fact"] in ws.read_memory().text
     assert changes.skipped_rows[kinds["transient"]].text(STATE).startswith("promoted")
     assert review.changes.rows                                            # the promoted fact is a change now
@@ -126,7 +141,7 @@ def test_undo_takes_back_the_accept_never_the_persons_save(qtbot, reviewed):
     review = view.review
     added = change_of(review.proposal, "add")
     with qtbot.waitSignal(review.decided, timeout=20_000):
-        review.changes.buttons[added.id][0].click()
+        press(qtbot, review.changes.buttons[added.id][0])
     snap = ws.read_memory()
     assert added.after in snap.text
     mine = snap.text.replace("## Projects\n", "## Projects\n- My own note, saved after the accept\n")
@@ -141,7 +156,7 @@ def test_undo_takes_back_the_accept_never_the_persons_save(qtbot, reviewed):
     qtbot.waitUntil(lambda: "Nothing undone" in review.bar.text, timeout=20_000)
     assert "My own note, saved after the accept" in ws.read_memory().text
     with qtbot.waitSignal(review.decided, timeout=20_000):
-        review.changes.buttons[added.id][0].click()                     # and accepted again
+        press(qtbot, review.changes.buttons[added.id][0])                     # and accepted again
     assert added.after in ws.read_memory().text
 
 
