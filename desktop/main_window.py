@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, Q
 from core.errors import CoreError
 from core.types import kind_of
 from desktop.sidebar import Sidebar, scan
-from desktop.status_bar import StatusBar
+from desktop.status_bar import MAINTENANCE, StatusBar
 from desktop.tasks import QUIT_WAIT_S, stop_all
 
 START_AFTER_MS = 1500      # the background machinery starts by then even if the first view never loads
@@ -211,9 +211,11 @@ class MainWindow(QMainWindow):
         controller.filesChanged.connect(self._on_files_changed)
         controller.indexState.connect(self.status.index.setText)
         controller.modelState.connect(self.status.model.setText)
-        controller.scheduleStatus.connect(lambda s: self.status.show_schedule(s, controller.now()))
+        controller.scheduleStatus.connect(lambda s: self.status.show_schedule(s, controller.now(),
+                                                                               controller.dream_running))
         controller.errorOccurred.connect(lambda text: self.status.showMessage(text, 8000))
-        controller.dreamStarted.connect(lambda why: self.status.showMessage(f"Dreaming ({why})…", 5000))
+        controller.dreamStarted.connect(lambda why: self.status.showMessage(
+            "Maintenance tick…" if why == MAINTENANCE else f"Dreaming ({why})…", 5000))
         self.status.model.setText(controller.model.state)
         self.setWindowTitle(f"Reverie — {ws.root.name}")
         self.welcome.hide()

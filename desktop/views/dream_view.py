@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QListWidget, QL
 
 from core.errors import ModelCancelled
 from desktop import theme
+from desktop.status_bar import MAINTENANCE
 from desktop.views.proposal_review import ProposalReview, model_line
 
 STAGES = ("orient", "gather", "consolidate", "prune")
@@ -100,13 +101,16 @@ class DreamView(QWidget):
             self.messages[stage].setText("")
         self.dream_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.state.setText(f"Dreaming ({reason})…")
+        self.state.setText("Maintenance tick: archiving and pruning; a dream runs only if one is due…"
+                           if reason == MAINTENANCE else f"Dreaming ({reason})…")
 
     def on_event(self, event) -> None:
         stage = getattr(event, "stage", "")
         if stage not in self.bars:
             return
         bar = self.bars[stage]
+        if event.status == "start" and stage == STAGES[0] and self.state.text().startswith("Maintenance"):
+            self.state.setText(f"Dreaming ({MAINTENANCE})…")
         if event.status == "start":
             bar.setRange(0, 0)                        # busy until the stage says how much there is
             self.messages[stage].setText("…")
