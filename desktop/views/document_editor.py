@@ -24,16 +24,11 @@ from core.errors import ConflictError, CoreError
 from core.workspace import Snapshot
 from desktop.operations import Outcome
 from desktop.views.bars import MessageBar
+from desktop.views.outside_changes import OutsideChanges
 from desktop.views.secrets_bar import SecretsBar
 
 
-def joined(text: str, appended: str) -> str:
-    """`text` with an outside append after it, the way the store merges it."""
-    joiner = "" if text.endswith("\n") or not text else "\n"
-    return text + joiner + appended
-
-
-class DocumentEditor(QWidget):
+class DocumentEditor(OutsideChanges, QWidget):
     openRequested = Signal(str, int)     # another view should open (path, line)
     dirtyChanged = Signal(bool)
     loaded = Signal()
@@ -52,6 +47,7 @@ class DocumentEditor(QWidget):
         self.compare_dialog = None
         self.history_dialog = None
         self._pending_line = 0
+        self._shown_dirty = False
 
         self.editor = self.make_editor()
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -265,85 +261,6 @@ class DocumentEditor(QWidget):
         else:
             self.bar.show_message(f"Not saved: {exc}", "error", [("Try again", self.save)])
 
-    # ----- outside changes ------------------------------------------------------------------------------
-    def check_disk(self) -> None:
-        """The file may have changed outside: compare it with the buffer's base and react."""
-        ws, rel = self.ws, self.rel
-        self.controller.submit(lambda ctx: ws.read(rel), name=f"check {rel}", on_finished=self._disk_read,
-                               on_failed=lambda exc: self.bar.show_message(f"{rel}: {exc}", "error"))
-
-    def _disk_read(self, snapshot: Snapshot) -> None:
-        if self.base is None or self.saving or snapshot.hash == self.base.hash:
-            return                                   # our own write, or a touch
-        if not self.dirty:
-            self._adopt(snapshot)
-            self.notice.show_message(f"{self.rel} was updated on disk; showing the new version.", "info")
-            return
-        if snapshot.text.startswith(self.base.text) and len(snapshot.text) > len(self.base.text):
-            appended = snapshot.text[len(self.base.text):]
-            mine = self.text()
-            self._set_text(joined(mine, appended), undoable=True)
-            self.base = snapshot
-            self.editor.document().setModified(True)
-            lines = appended.strip("\n").count("\n") + 1
-            self.notice.show_message(f"An outside writer appended {lines} line(s) to {self.rel}; they were merged "
-                                     f"after your unsaved edits.", "info")
-            self._filled()
-            return
-        self.disk = snapshot
-        self.bar.show_message(f"{self.rel} changed on disk while you were editing it.", "warning",
-                              [("Reload", self.reload_from_disk), ("Keep mine", self.keep_mine),
-                               ("Compare", lambda: self.compare(self.text(), snapshot.text))], closable=False)
-        self.conflictShown.emit()
-
-    @property
-    def in_conflict(self) -> bool:
-        return self.disk is not None
-
-    def reload_from_disk(self) -> None:
-        """Take the disk version; one undoable edit, so Ctrl+Z brings the person's text back."""
-        snapshot = self.disk
-        if snapshot is None:
-            return
-        self._set_text(snapshot.text, undoable=True)
-        self.base, self.disk = snapshot, None
-        self.editor.document().setModified(False)
-        self.bar.clear()
-        self._close_compare()
-        self.notice.show_message("Reloaded from disk (Ctrl+Z brings your edits back).", "info")
-        self._filled()
-
-    def keep_mine(self) -> None:
-        """Keep the buffer; the next save replaces the disk version (which stays in history)."""
-        snapshot = self.disk
-        if snapshot is None:
-            return
-        self.base, self.disk = snapshot, None
-        self.editor.document().setModified(True)
-        self.bar.clear()
-        self._close_compare()
-        self.notice.show_message("Keeping your version; saving replaces the one on disk (it stays in history).",
-                                 "info")
-
-    def compare(self, mine: str, disk: str, recovered: bool = False) -> None:
-        from desktop.views.conflict import CompareDialog
-
-        self._close_compare()
-        dialog = CompareDialog(self.rel, disk, mine, recovered=recovered, parent=self)
-        if recovered:
-            dialog.reloadChosen.connect(self.discard_recovery)
-            dialog.keepChosen.connect(lambda: self.restore_recovery(mine))
-        else:
-            dialog.reloadChosen.connect(self.reload_from_disk)
-            dialog.keepChosen.connect(self.keep_mine)
-        self.compare_dialog = dialog
-        dialog.show()
-
-    def _close_compare(self) -> None:
-        if self.compare_dialog is not None:
-            self.compare_dialog.close()
-            self.compare_dialog = None
-
     # ----- history -----------------------------------------------------------------------------------------
     def undo_last_change(self) -> None:
         if self.dirty and not self.confirm_discard("Undoing the last saved change replaces your unsaved edits."):
@@ -415,10 +332,20 @@ class DocumentEditor(QWidget):
         return False
 
     # ----- recovery copies -------------------------------------------------------------------------------------
-    def _modification_changed(self, modified: bool) -> None:
-        self.dirtyChanged.emit(modified)
+    def _modification_changed(self, _modified: bool) -> None:
+        self._follow_dirty()
+
+    def _follow_dirty(self) -> None:
+        """The tab's marker follows the text: back to the saved text (Ctrl+Z) is clean again."""
+        dirty = self.dirty
+        if dirty != self._shown_dirty:
+            self._shown_dirty = dirty
+            if dirty and self.notice.kind == "info" and self.notice.text.startswith("Saved"):
+                self.notice.clear()          # "Saved" no longer describes the text
+            self.dirtyChanged.emit(dirty)
 
     def _text_changed(self) -> None:
+        self._follow_dirty()
         if self.base is not None and self.editor.document().isModified():
             self._recovery_timer.start()
 
