@@ -24,6 +24,7 @@ from core.errors import ConflictError, CoreError
 from core.workspace import Snapshot
 from desktop.operations import Outcome
 from desktop.views.bars import MessageBar
+from desktop.views.line_numbers import NumberedText
 from desktop.views.outside_changes import OutsideChanges
 from desktop.views.secrets_bar import SecretsBar
 
@@ -91,7 +92,7 @@ class DocumentEditor(OutsideChanges, QWidget):
 
     # ----- what subclasses shape ---------------------------------------------------------------
     def make_editor(self) -> QPlainTextEdit:
-        return QPlainTextEdit()
+        return NumberedText()
 
     def make_body(self) -> QWidget:
         return self.editor

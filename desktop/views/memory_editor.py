@@ -13,11 +13,12 @@ import json
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import (QLabel, QMenu, QPlainTextEdit, QPushButton, QSplitter, QTextBrowser, QToolTip,
+from PySide6.QtWidgets import (QLabel, QMenu, QPushButton, QSplitter, QTextBrowser, QToolTip,
                                QVBoxLayout, QWidget)
 
 from core.workspace import Bullet, parse_bullet, parse_document, set_flag, strip_comments
 from desktop.views.document_editor import DocumentEditor
+from desktop.views.line_numbers import NumberedText
 from desktop.views.highlighters import MarkdownHighlighter
 
 PROVENANCE_DELAY_MS = 200
@@ -63,7 +64,7 @@ def _message_text(line: str) -> str:
     return f"{record.get('role', '?')}: {record.get('content') or ''}" if isinstance(record, dict) else line
 
 
-class MemoryText(QPlainTextEdit):
+class MemoryText(NumberedText):
     """The text area: tooltips with provenance, Ctrl+click to open a bullet's source."""
 
     sourceClicked = Signal(str, int)
