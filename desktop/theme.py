@@ -48,10 +48,20 @@ DARK = Colors(True, heading="#8ab4f8", bullet="#e0c068", comment="#8c8c8c", pin=
               info_bg="#1c3350")
 
 
+_choice = "system"      # the person's choice in the app (View > Theme); REVERIE_THEME wins over it
+
+
+def set_choice(choice: str) -> None:
+    global _choice
+    _choice = choice if choice in ("dark", "light") else "system"
+
+
 def wanted_scheme() -> str:
     forced = os.environ.get("REVERIE_THEME", "").strip().lower()
     if forced in ("dark", "light"):
         return forced
+    if _choice != "system":
+        return _choice
     app = QGuiApplication.instance()
     if app is not None and app.styleHints().colorScheme() == Qt.ColorScheme.Dark:
         return "dark"
@@ -105,7 +115,7 @@ class _ReadableFusion(QProxyStyle):
 def apply_theme(app: QApplication) -> str:
     """Style the app for the current scheme; returns "dark" or "light"."""
     scheme = wanted_scheme()
-    native = sys.platform in ("darwin", "win32") and not os.environ.get("REVERIE_THEME")
+    native = sys.platform in ("darwin", "win32") and not os.environ.get("REVERIE_THEME") and _choice == "system"
     if native:
         return scheme            # the platform style follows the system by itself
     if not isinstance(app.style(), _ReadableFusion):
