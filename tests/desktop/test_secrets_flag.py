@@ -101,7 +101,7 @@ def test_a_session_with_a_secret_has_the_banner_too(qtbot, demo_workspace, make_
     qtbot.waitUntil(lambda: reader.secrets.kind == "warning", timeout=10_000)
     with qtbot.waitSignal(reader.loaded, timeout=10_000):
         reader.secrets.buttons["Redact"].click()
-    texts = [reader.tree.topLevelItem(i).text(2) for i in range(reader.tree.topLevelItemCount())]
+    texts = [reader.tree.topLevelItem(i).text(3) for i in range(reader.tree.topLevelItemCount())]
     assert any("[redacted password]" in t for t in texts) and not any(PASSWORD in t for t in texts)
     assert all(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
 
