@@ -162,8 +162,18 @@ class MemoryEditor(DocumentEditor):
         self.preview_button = QPushButton("Preview")
         self.preview_button.setCheckable(True)
         self.preview_button.toggled.connect(self.set_preview_visible)
+        self.fold_button = QPushButton("Fold provenance")
+        self.fold_button.setCheckable(True)
+        self.fold_button.setToolTip("Draw the <!-- id… src… --> comments as a thin marker; hover a bullet for its "
+                                    "provenance. The text itself is unchanged.")
+        self.fold_button.toggled.connect(self.set_folded)
         toolbar.addWidget(self.pin_button)
+        toolbar.addWidget(self.fold_button)
         toolbar.addWidget(self.preview_button)
+
+    def set_folded(self, folded: bool) -> None:
+        """Fold the provenance comments to a thin marker (only how they are drawn: the text is unchanged)."""
+        self.highlighter.set_folded(folded)
 
     # ----- preview ------------------------------------------------------------------------------------
     def set_preview_visible(self, visible: bool) -> None:

@@ -1,6 +1,8 @@
 """Line numbers beside every editor, and a daily-log line shows the MEMORY.md bullets that cite it."""
 from __future__ import annotations
 
+from PySide6.QtGui import QTextCursor
+
 from core.workspace import parse_document
 from desktop.views.daily_log_editor import DailyLogEditor, citing_bullets
 from desktop.views.memory_editor import MemoryEditor
@@ -46,3 +48,29 @@ def test_a_log_line_shows_the_bullets_citing_it_and_opens_them(qtbot, demo_works
     assert opened_at == [("MEMORY.md", bullet_line)]
     assert editor.editor.menu_items(cited.lines[0] + 1000) == []
     qtbot.addWidget(editor)
+
+
+def test_provenance_comments_fold_to_a_marker_without_changing_the_text(qtbot, demo_workspace, make_controller):
+    editor = opened(qtbot, MemoryEditor(make_controller(demo_workspace), "MEMORY.md"))
+    text_before = editor.text()
+    line = next(n for n, t in enumerate(text_before.split("\n"), 1) if "<!--" in t)
+    block = editor.editor.document().findBlockByNumber(line - 1)
+    start = block.text().index("<!--")
+
+    def comment_size() -> float:
+        return next(r.format.fontPointSize() for r in block.layout().formats() if r.start <= start < r.start + r.length)
+
+    def end_of_line() -> tuple[int, int]:
+        """Where the line ends on screen (row first: a long line wraps)."""
+        cursor = QTextCursor(block)
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
+        rect = editor.editor.cursorRect(cursor)
+        return rect.y(), rect.x()
+    unfolded = end_of_line()
+    editor.fold_button.click()
+    assert comment_size() == 1.0 and end_of_line() < unfolded
+    assert editor.text() == text_before and not editor.dirty
+    bullet = editor.bullet_on_line(line)
+    assert bullet.id in editor.provenance_html(bullet)                   # the tooltip still tells it
+    editor.fold_button.click()
+    assert comment_size() != 1.0 and end_of_line() == unfolded
