@@ -1,8 +1,10 @@
-"""Getting around the main window: Back/Forward across links and tabs, tabs kept per workspace,
-a theme switch, and the list of shortcuts under Help.
+"""Getting around the main window: Back/Forward across links and tabs, a preview tab, tabs kept per
+workspace, a theme switch, and the list of shortcuts under Help.
 
 - Back (Alt+Left) and Forward (Alt+Right) walk the places a person went: every tab that came
   to the front and every line a link opened, with the line each view was left at.
+- A single click in the sidebar opens the preview tab, which the next single click reuses; a
+  double click or an edit keeps it.
 - The open tabs of a workspace (their files and the current one) are kept in QSettings under
   the workspace's path and opened again the next time it is opened.
 - View > Theme: system, light or dark, kept in QSettings; REVERIE_THEME still wins.
@@ -110,6 +112,46 @@ class Navigator(QObject):
             self.window.tabs.setCurrentWidget(self.window.views[current])
 
 
+class PreviewTab:
+    """A single click in the sidebar shows the entry in the preview tab, which the next single click
+    reuses; a double click (or an edit) keeps it as a tab of its own. The preview tab's title is dimmed."""
+
+    def __init__(self, window):
+        self.window = window
+        self.view = None
+        window.sidebar.previewed.connect(self.preview)
+        window.sidebar.activated.connect(lambda _kind, _rel: self.keep(window.tabs.currentWidget()))
+
+    def preview(self, kind: str, rel: str):
+        window = self.window
+        before = set(map(id, window.views.values()))
+        view = window.open_view(kind, rel)
+        if view is None or id(view) in before:
+            return view                   # already a tab: just brought to the front
+        old, self.view = self.view, view
+        if old is not None and not getattr(old, "dirty", False):
+            index = window.tabs.indexOf(old)
+            if index >= 0:
+                window.close_tab(index)
+        index = window.tabs.indexOf(view)
+        window.tabs.tabBar().setTabTextColor(index, window.palette().color(window.palette().ColorRole.PlaceholderText))
+        window.tabs.setTabToolTip(index, "Preview: the next single click in the sidebar replaces it; "
+                                         "double-click or edit to keep it")
+        if hasattr(view, "dirtyChanged"):
+            view.dirtyChanged.connect(lambda dirty, v=view: dirty and self.keep(v))
+        return view
+
+    def keep(self, view) -> None:
+        if view is None or view is not self.view:
+            return
+        self.view = None
+        index = self.window.tabs.indexOf(view)
+        if index >= 0:
+            self.window.tabs.tabBar().setTabTextColor(index, self.window.palette().color(
+                self.window.palette().ColorRole.WindowText))
+            self.window.tabs.setTabToolTip(index, self.window.tabs.tabText(index))
+
+
 def choose_theme(window, choice: str) -> None:
     window.qsettings.setValue("view/theme", choice)
     theme.set_choice(choice)
@@ -153,6 +195,7 @@ def show_shortcuts(window) -> QDialog:
 def install(window) -> Navigator:
     """Add Back/Forward and the theme to the View menu, a Help menu, and Ctrl+, for Settings."""
     navigator = Navigator(window)
+    window.preview_tab = PreviewTab(window)
     view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
     view_menu.addSeparator()
     window.back_action = window._action(view_menu, "Back", navigator.back, "Alt+Left")

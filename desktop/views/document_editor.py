@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QTextCursor
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit, QPushButton, QSizePolicy,
+                               QVBoxLayout, QWidget)
 
 from core.errors import ConflictError, CoreError
 from core.workspace import Snapshot
@@ -56,6 +56,9 @@ class DocumentEditor(OutsideChanges, QWidget):
         self.editor.setPlaceholderText("loading…")
         self.title = QLabel(rel_path)
         self.title.setStyleSheet("font-weight: 600")
+        # The buttons keep their size in a narrow window; the title gives way (its tooltip has it whole).
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.title.setToolTip(rel_path)
         self.save_button = QPushButton("Save")
         self.save_button.setToolTip("Save (compare-and-swap; an outside append is merged)")
         self.save_button.clicked.connect(self.save)

@@ -162,7 +162,7 @@ class MemoryEditor(DocumentEditor):
         self.preview_button = QPushButton("Preview")
         self.preview_button.setCheckable(True)
         self.preview_button.toggled.connect(self.set_preview_visible)
-        self.fold_button = QPushButton("Fold provenance")
+        self.fold_button = QPushButton("Fold")
         self.fold_button.setCheckable(True)
         self.fold_button.setToolTip("Draw the <!-- id… src… --> comments as a thin marker; hover a bullet for its "
                                     "provenance. The text itself is unchanged.")

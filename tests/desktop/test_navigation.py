@@ -90,3 +90,36 @@ def test_the_theme_switch_and_the_shortcut_list(qtbot, window, demo_workspace):
     dialog = show_shortcuts(win)
     assert dialog.table.rowCount() == len(rows) >= 10
     dialog.close()
+
+
+def sidebar_item(win, rel):
+    from desktop.sidebar import ROLE
+
+    win.sidebar.fill_all()
+    stack = [win.sidebar.topLevelItem(i) for i in range(win.sidebar.topLevelItemCount())]
+    while stack:
+        item = stack.pop()
+        if (item.data(0, ROLE) or ("", ""))[1] == rel:
+            return item
+        stack.extend(item.child(i) for i in range(item.childCount()))
+    raise AssertionError(rel)
+
+
+def test_a_single_click_reuses_the_preview_tab_and_a_double_click_keeps_it(qtbot, window, demo_workspace):
+    win = window()
+    opened(qtbot, win, demo_workspace.root)
+    qtbot.waitUntil(lambda: win.sidebar.topLevelItemCount() > 0, timeout=10_000)
+    logs = sorted(str(log.path.relative_to(demo_workspace.root)) for log in demo_workspace.daily_logs())[:3]
+    tabs = win.tabs.count()
+    win.sidebar.itemClicked.emit(sidebar_item(win, logs[0]), 0)
+    assert win.tabs.count() == tabs + 1 and logs[0] in win.views
+    win.sidebar.itemClicked.emit(sidebar_item(win, logs[1]), 0)          # replaces the preview
+    assert win.tabs.count() == tabs + 1 and logs[0] not in win.views and logs[1] in win.views
+    win.sidebar.itemActivated.emit(sidebar_item(win, logs[1]), 0)        # double click: kept
+    win.sidebar.itemClicked.emit(sidebar_item(win, logs[2]), 0)
+    assert win.tabs.count() == tabs + 2 and {logs[1], logs[2]} <= set(win.views)
+    log = win.views[logs[2]]
+    qtbot.waitUntil(lambda: log.base is not None, timeout=10_000)
+    log.editor.insertPlainText("- kept because it was edited\n")          # an edit keeps it too
+    win.sidebar.itemClicked.emit(sidebar_item(win, logs[0]), 0)
+    assert win.tabs.count() == tabs + 3 and logs[2] in win.views
