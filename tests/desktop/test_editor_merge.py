@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtGui import QTextCursor
 
-from desktop.views.memory_editor import MemoryEditor
 from desktop.views.merge import merge3
+
+from tests.support.qt_views import open_memory_editor
 
 BASE = "# MEMORY\n\n## Preferences\n- Drinks tea\n- Uses Helix\n\n## Projects\n- Orchard\n"
 
@@ -22,28 +23,26 @@ def test_merge3_keeps_edits_of_different_lines_and_refuses_the_same_line():
     assert both_added == BASE.replace("- Orchard\n", "- Orchard\n- Theirs\n- Mine\n")
 
 
-def open_editor(qtbot, controller) -> MemoryEditor:
-    editor = MemoryEditor(controller, "MEMORY.md")
-    qtbot.addWidget(editor)
-    with qtbot.waitSignal(editor.loaded, timeout=10_000):
-        pass
-    return editor
-
-
 def replace_line(editor, old: str, new: str) -> None:
     found = editor.editor.document().find(old)
     assert not found.isNull(), old
     found.insertText(new)
 
 
-def test_merge_both_keeps_the_outside_change_and_mine(qtbot, demo_workspace, make_controller):
-    ws = demo_workspace
-    editor = open_editor(qtbot, make_controller(ws))
+def edited_while_changed_outside(qtbot, ws, controller, outside: tuple[str, str]):
+    """An editor with "Drinks rooibos" typed in, after an outside writer replaced `outside` on disk."""
+    editor = open_memory_editor(qtbot, controller)
     replace_line(editor, "Drinks tea, not coffee", "Drinks rooibos")
     snap = ws.read_memory()
-    ws.write_memory(snap.text.replace("Uses the Helix editor", "Uses Neovim"), snap.hash, reason="outside agent")
+    ws.write_memory(snap.text.replace(*outside), snap.hash, reason="outside agent")
     with qtbot.waitSignal(editor.conflictShown, timeout=10_000):
         editor.check_disk()
+    return editor
+
+
+def test_merge_both_keeps_the_outside_change_and_mine(qtbot, demo_workspace, make_controller):
+    ws = demo_workspace
+    editor = edited_while_changed_outside(qtbot, ws, make_controller(ws), ("Uses the Helix editor", "Uses Neovim"))
     assert list(editor.bar.buttons)[:4] == ["Merge both", "Reload", "Keep mine", "Compare"]
     editor.bar.buttons["Merge both"].click()
     assert "Drinks rooibos" in editor.text() and "Uses Neovim" in editor.text() and editor.dirty
@@ -55,18 +54,13 @@ def test_merge_both_keeps_the_outside_change_and_mine(qtbot, demo_workspace, mak
 
 def test_the_same_line_changed_on_both_sides_offers_no_merge(qtbot, demo_workspace, make_controller):
     ws = demo_workspace
-    editor = open_editor(qtbot, make_controller(ws))
-    replace_line(editor, "Drinks tea, not coffee", "Drinks rooibos")
-    snap = ws.read_memory()
-    ws.write_memory(snap.text.replace("Drinks tea, not coffee", "Drinks coffee"), snap.hash, reason="outside")
-    with qtbot.waitSignal(editor.conflictShown, timeout=10_000):
-        editor.check_disk()
+    editor = edited_while_changed_outside(qtbot, ws, make_controller(ws), ("Drinks tea, not coffee", "Drinks coffee"))
     assert "Merge both" not in editor.bar.buttons and "same lines" in editor.bar.text
 
 
 def test_the_dirty_marker_and_the_saved_banner_follow_the_text(qtbot, demo_workspace, make_controller):
     ws = demo_workspace
-    editor = open_editor(qtbot, make_controller(ws))
+    editor = open_memory_editor(qtbot, make_controller(ws))
     marks = []
     editor.dirtyChanged.connect(marks.append)
     cursor = editor.editor.textCursor()

@@ -2,32 +2,12 @@
 the shortcut list, and a Settings shortcut on every platform."""
 from __future__ import annotations
 
-import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from desktop import theme
-from desktop.main_window import MainWindow
 from desktop.navigation import shortcut_rows, show_shortcuts
 
 from tests.support.qt_views import demo_log_with, discard_edits
-
-QUIET = {"schedule": False, "watch": False, "index": False}
-
-
-@pytest.fixture
-def window(qtbot):
-    made = []
-
-    def make():
-        win = MainWindow(qsettings=QSettings(), controller_options=dict(QUIET))
-        made.append(win)
-        return win
-    yield make
-    for win in made:
-        discard_edits(win.views.values())
-        win.close()
-        win.deleteLater()
 
 
 def opened(qtbot, win, root):

@@ -3,11 +3,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from PySide6.QtCore import QSettings
 
 from core.store.atomic import append_durable
-from desktop.main_window import MainWindow
 from desktop.sidebar import ROLE, SECRET_MARK
 from desktop.views.daily_log_editor import DailyLogEditor
 from desktop.views.session_reader import SessionReader
@@ -15,22 +12,6 @@ from desktop.views.session_reader import SessionReader
 from tests.support.qt_views import demo_log_with, discard_edits
 
 PASSWORD = "Heron-Glide-3307"
-QUIET = {"schedule": False, "watch": False, "index": False}
-
-
-@pytest.fixture
-def window(qtbot):
-    made = []
-
-    def make():
-        win = MainWindow(qsettings=QSettings(), controller_options=dict(QUIET))
-        made.append(win)
-        return win
-    yield make
-    for win in made:
-        discard_edits(win.views.values())
-        win.close()
-        win.deleteLater()
 
 
 def paste_password(ws, text: str = "Maya drinks tea") -> str:

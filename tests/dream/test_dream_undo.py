@@ -4,7 +4,7 @@ a rejected fact is not proposed again unless its log line changes."""
 from __future__ import annotations
 
 import pytest
-from tests.support.dreamkit import REVIEW_NOW, review_workspace
+from tests.support.dreamkit import REVIEW_NOW, dreamed_review
 
 from core.dream import apply_proposal, load_proposal, reject_proposal, run_dream, undo_last_accept
 from core.errors import NotFoundError, ProposalError
@@ -14,10 +14,7 @@ from core.workspace import parse_bullet
 
 @pytest.fixture
 def dreamed(workspace):
-    review_workspace(workspace)
-    proposal = run_dream(workspace, None, now=REVIEW_NOW).proposal
-    assert proposal is not None
-    return workspace, proposal
+    return dreamed_review(workspace)
 
 
 def first(proposal, op):
