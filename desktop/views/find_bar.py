@@ -24,7 +24,8 @@ class FindBar(QWidget):
         layout.addWidget(self.result)
 
     def keyPressEvent(self, event) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+        shifted = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and shifted:
             self.previous()
             return
         super().keyPressEvent(event)

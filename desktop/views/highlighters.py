@@ -1,9 +1,9 @@
 """Syntax highlighting for the markdown the workspace is written in.
 
 MEMORY.md: headings, bullet marks, provenance comments dimmed (or folded into a thin
-marker whose tooltip is the bullet's provenance), the `pin` flag marked, inline code and bold. Daily logs add a band behind each `## Memory Flush — ...` block
-(the lines a flush wrote, up to the next heading), so a person sees at a glance what
-an agent wrote on its own.
+marker whose tooltip is the bullet's provenance), the `pin` flag marked, inline code and
+bold. Daily logs add a band behind each `## Memory Flush — ...` block (the lines a flush
+wrote, up to the next heading), so a person sees at a glance what an agent wrote on its own.
 """
 from __future__ import annotations
 
