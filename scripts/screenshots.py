@@ -159,7 +159,7 @@ def take(work: Path, out: Path, theme: str) -> int:
     dialog.close()
     window.close()
     QApplication.processEvents()
-    from core.index.embedder import close_process_embedders
+    from core.index.embedding import close_process_embedders
 
     close_process_embedders()
     return 0

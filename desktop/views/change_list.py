@@ -19,7 +19,7 @@ from core.workspace import parse_bullet
 from desktop import theme
 
 ROLE = Qt.ItemDataRole.UserRole
-TEXT, RELATION, STATE, ACTIONS = range(4)
+TEXT, ACTIONS, RELATION, STATE = range(4)     # the buttons next to the text, where a narrow pane shows them
 
 # What each change op means to a person (Change.op is the dream's own word for it).
 RELATIONS = {"add": "add · new fact", "replace": "update · new value", "update": "update",
@@ -31,6 +31,9 @@ DECIDED = {"applied": "accepted", "already": "already there", "rejected": "rejec
 
 
 def relation_label(change) -> str:
+    if change.kind == "add":             # a fact new to MEMORY.md, even if a later log line restated it
+        return {"replace": "add · new fact, updated in the logs",
+                "sources": "add · new fact, repeated in the logs"}.get(change.op, "add · new fact")
     if change.op == "merge":
         return "merge · near-duplicates folded" if change.kind == "update" else "merge · folded into another"
     return RELATIONS.get(change.op, f"{change.kind} · {change.op}")
@@ -70,8 +73,9 @@ class ChangeList(QTreeWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setHeaderLabels(["change", "kind", "state", ""])
+        self.setHeaderLabels(["change", "", "kind", "state"])
         self.setColumnWidth(TEXT, 250)
+        self.setColumnWidth(ACTIONS, 124)
         self.setColumnWidth(RELATION, 170)
         self.setColumnWidth(STATE, 75)
         self.setUniformRowHeights(True)
@@ -114,7 +118,9 @@ class ChangeList(QTreeWidget):
 
     def _change_row(self, parent: QTreeWidgetItem, proposal, change) -> None:
         text = bullet_text(change.after or change.before)
-        row = QTreeWidgetItem(parent, [text, relation_label(change), "", ""])
+        row = QTreeWidgetItem(parent)
+        row.setText(TEXT, text)
+        row.setText(RELATION, relation_label(change))
         row.setData(TEXT, ROLE, ("change", change.id))
         row.setToolTip(TEXT, f"{change.id}: {text}\n{change.reason}")
         row.setToolTip(RELATION, change.reason)
@@ -156,7 +162,9 @@ class ChangeList(QTreeWidget):
                 self._skipped_row(group, index, item)
 
     def _skipped_row(self, group: QTreeWidgetItem, index: int, item: dict) -> None:
-        row = QTreeWidgetItem(group, [str(item.get("fact") or ""), skipped_label(item), "", ""])
+        row = QTreeWidgetItem(group)
+        row.setText(TEXT, str(item.get("fact") or ""))
+        row.setText(RELATION, skipped_label(item))
         row.setData(TEXT, ROLE, ("skipped", index))
         row.setToolTip(TEXT, f"{item.get('reason', '')}\n{', '.join(item.get('sources') or [])}")
         row.setToolTip(RELATION, str(item.get("reason") or ""))

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QToolButton
 from core.config import ModelSettings
 from core.dream import load_proposal
 from core.llm import open_client
-from desktop.views.change_list import STATE, TEXT, bullet_text
+from desktop.views.change_list import RELATION, STATE, TEXT, bullet_text
 from desktop.views.dream_view import DreamView
 
 from tests.support.blocking_llm import no_model
@@ -100,14 +100,14 @@ def test_rejecting_one_change_takes_it_out_of_the_proposed_pane(qtbot, reviewed)
 def test_each_row_says_what_kind_of_change_it_is_and_a_skipped_fact_can_be_promoted(qtbot, reviewed):
     ws, view = reviewed
     review, changes = view.review, view.review.changes
-    labels = {c.op: changes.rows[c.id].text(1) for c in review.proposal.changes}
+    labels = {c.op: changes.rows[c.id].text(RELATION) for c in review.proposal.changes}
     assert labels["add"] == "add · new fact" and labels["replace"] == "update · new value"
     assert labels["sources"] == "duplicate · source added"
     kinds = {item["kind"]: i for i, item in enumerate(review.proposal.summary["skipped"])}
     assert {"transient", "secret", "conflict"} <= set(kinds)
-    assert changes.skipped_rows[kinds["conflict"]].text(1) == "conflict with a pinned bullet"
+    assert changes.skipped_rows[kinds["conflict"]].text(RELATION) == "conflict with a pinned bullet"
     assert changes.not_promoted is not None and not changes.not_promoted.isExpanded()    # collapsed
-    assert changes.skipped_rows[kinds["secret"]].text(1) == "not promoted · secret"
+    assert changes.skipped_rows[kinds["secret"]].text(RELATION) == "not promoted · secret"
     todo = review.proposal.summary["skipped"][kinds["transient"]]
     changes.setCurrentItem(changes.skipped_rows[kinds["transient"]])
     assert "transient" in review.details.toPlainText() and todo["sources"][0] in review.details.toPlainText()
@@ -173,3 +173,17 @@ def test_after_reject_all_only_a_new_log_line_is_proposed(qtbot, reviewed):
     assert proposal is not None and proposal.summary["facts"] == 1
     assert [bullet_text(c.after) for c in proposal.changes] == ["The export service runs on port 8443"]
     assert Qt.CheckState.Unchecked == review.changes.rows[proposal.changes[0].id].checkState(TEXT)
+
+
+def test_a_fact_new_to_memory_reads_as_an_add_even_when_a_later_line_restated_it():
+    from core.dream.operations import Change
+
+    from desktop.views.change_list import relation_label
+
+    restated = Change(id="c1", kind="add", op="replace", section="Learnings", bullet_id="m-1", after="- x")
+    repeated = Change(id="c2", kind="add", op="sources", section="Learnings", bullet_id="m-2", after="- y")
+    updated = Change(id="c3", kind="update", op="replace", section="Learnings", bullet_id="m-3", before="- a",
+                     after="- b")
+    assert relation_label(restated) == "add · new fact, updated in the logs"
+    assert relation_label(repeated) == "add · new fact, repeated in the logs"
+    assert relation_label(updated) == "update · new value"
