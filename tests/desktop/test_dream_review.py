@@ -128,7 +128,11 @@ def test_an_unreachable_model_server_is_visible_not_a_silent_fallback(qtbot, wor
     review_workspace(workspace)
     closed = ModelSettings(backend="openai", base_url=f"http://127.0.0.1:{free_port()}/v1", server_model="m",
                            request_timeout_s=5.0)
-    view = opened(qtbot, make_controller(workspace, llm_factory=lambda _ws: open_client(closed)))
+    controller = make_controller(workspace, llm_factory=lambda _ws: open_client(closed))
+    states = []
+    controller.modelState.connect(states.append)
+    view = opened(qtbot, controller)
+    assert states and "(failed: no model server answers" in states[-1]           # not "(ready)"
     stats = view.review.proposal.summary["stats"]
     assert stats["model_failures"] >= 1 and stats["model_decided"] == 0 and stats["fallbacks"] >= 1
     note = view.review.model_note.text()
