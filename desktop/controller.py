@@ -26,9 +26,11 @@ from core.types import Changes, kind_of
 from core.workspace import Workspace
 from desktop.llm_access import SharedModel
 from desktop.operations import Operations, Outcome
+from desktop.status_bar import MAINTENANCE
 from desktop.tasks import TaskHandle, TaskRunner
 
 INDEXED_KINDS = ("memory", "daily", "session", "progress")
+DREAM_STAGES = ("orient", "gather", "consolidate", "prune")
 
 
 class WorkspaceController(QObject):
@@ -64,6 +66,8 @@ class WorkspaceController(QObject):
         self.model = SharedModel(ws, llm_factory, on_state=self.modelState.emit)
         self.busy = threading.Event()
         self.dream_task: TaskHandle | None = None
+        self.dream_running = False        # a dream (not just a maintenance tick) is running now
+        self.dreamEvent.connect(self._dream_stage)
         self.index_task: TaskHandle | None = None
         self.index_summary = "index: not opened"
         self._closed = False
@@ -143,6 +147,8 @@ class WorkspaceController(QObject):
 
     def _publish(self, changes: Changes) -> None:   # the operations' one way out to the views
         if not changes.empty and not self._closed:
+            for path in changes.paths:
+                self.monitor.ignore_own_write(path)      # the person's own saves are not agent activity
             self.changed.emit(changes)
 
     def _outside_change(self, paths: list[str]) -> None:
@@ -250,14 +256,19 @@ class WorkspaceController(QObject):
 
         self.dream_task = self.run_op(job, name="maintenance", on_progress=self.dreamEvent.emit,
                                       on_success=self._dream_done, on_failed=self._dream_failed)
-        self.dreamStarted.emit("maintenance tick")
+        self.dreamStarted.emit(MAINTENANCE)
         return self.dream_task
 
     def cancel_dream(self) -> None:
         if self.dreaming:
             self.dream_task.cancel("cancelled by the person")
 
+    def _dream_stage(self, event) -> None:
+        if getattr(event, "status", "") == "start" and getattr(event, "stage", "") in DREAM_STAGES:
+            self.dream_running = True      # a maintenance tick is dreaming only from here on
+
     def _job_over(self) -> None:
+        self.dream_running = False
         self.busy.clear()
         if self.scheduler is not None:
             self.scheduler.job_finished()

@@ -12,7 +12,7 @@ import dataclasses
 import threading
 from typing import Any, Callable
 
-from core.errors import CoreError, ModelError
+from core.errors import CoreError, ModelCancelled, ModelError
 
 
 # The model process runs at this niceness at least: a dream filling every core must leave the
@@ -49,9 +49,15 @@ class _Serialised:
         with self._call_lock:
             self._on_state(f"model: {self.model_id} (busy)")
             try:
-                return self._client.complete(messages, **options)
-            finally:
+                reply = self._client.complete(messages, **options)
+            except ModelCancelled:
                 self._on_state(f"model: {self.model_id} (ready)")
+                raise
+            except Exception as exc:     # the status says it failed, not "ready" (the caller handles the error)
+                self._on_state(f"model: {self.model_id} (failed: {str(exc)[:70]})")
+                raise
+            self._on_state(f"model: {self.model_id} (ready)")
+            return reply
 
     def count_tokens(self, text: str) -> int:
         return self._client.count_tokens(text)

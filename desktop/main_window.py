@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, Q
 from core.errors import CoreError
 from core.types import kind_of
 from desktop.sidebar import Sidebar, scan
-from desktop.status_bar import StatusBar
+from desktop.status_bar import MAINTENANCE, StatusBar
 from desktop.tasks import QUIT_WAIT_S, stop_all
 
 START_AFTER_MS = 1500      # the background machinery starts by then even if the first view never loads
@@ -115,7 +115,8 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "Close tab", lambda: self.close_tab(self.tabs.currentIndex()),
                      QKeySequence.StandardKey.Close)
         file_menu.addSeparator()
-        self._action(file_menu, "Se&ttings…", self.show_settings, QKeySequence.StandardKey.Preferences)
+        self.settings_action = self._action(file_menu, "Se&ttings…", self.show_settings,
+                                            QKeySequence.StandardKey.Preferences)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         edit_menu = bar.addMenu("&Edit")
@@ -135,6 +136,9 @@ class MainWindow(QMainWindow):
         self._action(dream_menu, "&Cancel dream", lambda: self.controller and self.controller.cancel_dream())
         self._action(dream_menu, "Run maintenance now", lambda: self.controller and self.controller.start_maintenance())
         self._update_recent()
+        from desktop.navigation import install
+
+        self.navigator = install(self)     # Back/Forward, theme, Help, tabs kept per workspace
 
     # ----- state between runs -----------------------------------------------------------------------
     def _restore_state(self) -> None:
@@ -162,6 +166,8 @@ class MainWindow(QMainWindow):
         memory = self.views.get("MEMORY.md")
         if memory is not None and hasattr(memory, "split"):
             self.qsettings.setValue("memory/splitter", memory.split.saveState())
+        if self.controller is not None:
+            self.navigator.save_tabs(str(self.controller.ws.root))
         self.qsettings.sync()
 
     def recent(self) -> list[str]:
@@ -211,9 +217,11 @@ class MainWindow(QMainWindow):
         controller.filesChanged.connect(self._on_files_changed)
         controller.indexState.connect(self.status.index.setText)
         controller.modelState.connect(self.status.model.setText)
-        controller.scheduleStatus.connect(lambda s: self.status.show_schedule(s, controller.now()))
+        controller.scheduleStatus.connect(lambda s: self.status.show_schedule(s, controller.now(),
+                                                                               controller.dream_running))
         controller.errorOccurred.connect(lambda text: self.status.showMessage(text, 8000))
-        controller.dreamStarted.connect(lambda why: self.status.showMessage(f"Dreaming ({why})…", 5000))
+        controller.dreamStarted.connect(lambda why: self.status.showMessage(
+            "Maintenance tick…" if why == MAINTENANCE else f"Dreaming ({why})…", 5000))
         self.status.model.setText(controller.model.state)
         links = ws.outside_links()        # never read or written through: say so rather than show less
         if links:
@@ -224,6 +232,7 @@ class MainWindow(QMainWindow):
         self._remember(str(ws.root))
         memory = self.open_location("MEMORY.md")      # what the person came for, first
         self._start_when_shown(controller, memory)    # then the sidebar and the background machinery
+        self.navigator.restore_tabs(str(ws.root))     # and the tabs it had open last time
         gc.freeze()               # what the workspace and its views hold now lives on: keep it out of later scans
         self.workspaceOpened.emit(controller)
         return True
@@ -325,6 +334,7 @@ class MainWindow(QMainWindow):
         view = self._view(key, title, lambda: self._make(kind, key))
         if view is not None and line and hasattr(view, "goto_line"):
             view.goto_line(line)
+            self.navigator.moved(key, line)
         return view
 
     def _view(self, key: str, title: str, make) -> QWidget | None:

@@ -36,6 +36,7 @@ class ScheduleStatus:
     next_tick_at: dt.datetime | None
     busy: bool
     error: str = ""
+    idle_needed_s: float = 600.0    # how long the agent must be idle before a scheduled dream starts
 
 
 class _Worker(QObject):
@@ -100,7 +101,7 @@ class _Worker(QObject):
                 self.dreamDue.emit(due.reason)
                 busy = True
         self.status.emit(ScheduleStatus(idle_for, idle, due.due, due.reason, due.next_at,
-                                        next_tick, busy))
+                                        next_tick, busy, idle_needed_s=self.monitor.idle_seconds_needed))
 
 
 class Scheduler(QObject):

@@ -1,4 +1,4 @@
-"""Settings: the model (from the catalog, with download progress), Metal/CPU, context length,
+"""Settings: the model (desktop/model_tab.py: catalog, fit, download, server check), device, context length,
 the thresholds and schedule of core.config (compaction, eviction, dream gates), and the idle
 time before a dream.
 
@@ -8,11 +8,11 @@ through `Workspace.save_settings`, and a bad value is refused with core's messag
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
-                               QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
+                               QLabel, QLineEdit, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
-from core.errors import ConfigError, CoreError
+from core.errors import CoreError
+from desktop.model_tab import ModelTab
 from desktop.views.bars import MessageBar
 
 TABS = {
@@ -42,22 +42,14 @@ TABS = {
     "Search": [("search", "embedding_model", "Embedding model (empty: the bundled all-MiniLM-L6-v2)"),
                ("search", "recency_half_life_days", "Recency half-life (days, 0 = off)")],
 }
-DEVICES = (("Automatic (Metal on Apple Silicon, else CPU)", None), ("Metal / GPU: all layers", -1), ("CPU only", 0))
+class _Number(QDoubleSpinBox):
+    """A decimal field that shows 300 as "300", not "300.000"."""
+
+    def textFromValue(self, value: float) -> str:
+        return f"{value:.{self.decimals()}f}".rstrip("0").rstrip(".")
 
 
-def catalog_rows() -> list[tuple[str, str]]:
-    """(model id, label) for every catalog model: present here or not, and whether it fits."""
-    from core.llm.catalog import catalog_models
-
-    try:
-        models = catalog_models()
-    except CoreError:            # an unreadable catalog: the person can still type a GGUF path
-        return []
-    return [(m.id, f"{m.name} · {m.size_text} · {'here' if m.present else 'not downloaded'}"
-                   + ("" if m.fits else " · too large for this machine")) for m in models]
-
-
-def _field_widget(value):
+def _field_widget(name: str, value):
     if isinstance(value, bool):
         widget = QCheckBox()
         widget.setChecked(value)
@@ -66,8 +58,8 @@ def _field_widget(value):
         widget.setRange(0, 2_000_000_000)
         widget.setValue(value)
     elif isinstance(value, float):
-        widget = QDoubleSpinBox()
-        widget.setDecimals(3)
+        widget = _Number()
+        widget.setDecimals(3 if name.endswith(("fraction", "cosine")) else 1)
         widget.setRange(0.0, 1_000_000.0)
         widget.setValue(value)
     else:
@@ -80,6 +72,8 @@ def _value(widget):
         return widget.isChecked()
     if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
         return widget.value()
+    if isinstance(widget, QComboBox):
+        return widget.currentText().strip()
     return widget.text()
 
 
@@ -95,12 +89,15 @@ class SettingsDialog(QDialog):
         self.fields: dict[tuple[str, str], QWidget] = {}
         self.bar = MessageBar()
         tabs = QTabWidget()
-        tabs.addTab(self._model_tab(), "Model")
+        self.model_tab = ModelTab(self, self.settings, _field_widget)
+        for name, widget in self.model_tab.fields.items():
+            self.fields[("model", name)] = widget
+        tabs.addTab(self._model_page(), "Model")
         for title, rows in TABS.items():
             page, form = QWidget(), QFormLayout()
             page.setLayout(form)
             for section, name, label in rows:
-                widget = _field_widget(getattr(getattr(self.settings, section), name))
+                widget = _field_widget(name, getattr(getattr(self.settings, section), name))
                 self.fields[(section, name)] = widget
                 form.addRow(label, widget)
             tabs.addTab(page, title)
@@ -114,109 +111,26 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
 
     # ----- the model tab ---------------------------------------------------------------------------
-    def _model_tab(self) -> QWidget:
-        model = self.settings.model
-        page, form = QWidget(), QFormLayout()
-        page.setLayout(form)
-        self.model_combo = QComboBox()
-        self.model_combo.setEditable(True)     # a GGUF path typed or picked is a model too
-        for model_id, label in catalog_rows():
-            self.model_combo.addItem(label, model_id)
-        index = self.model_combo.findData(model.model)
-        if index >= 0:
-            self.model_combo.setCurrentIndex(index)
-        else:
-            self.model_combo.setEditText(model.model)
-        browse = QPushButton("GGUF file…")
-        browse.clicked.connect(self._browse)
-        self.download_button = QPushButton("Download")
-        self.download_button.clicked.connect(self.download)
-        self.download_progress = QProgressBar()
-        self.download_progress.hide()
-        row = QHBoxLayout()
-        row.addWidget(self.model_combo, 1)
-        row.addWidget(browse)
-        row.addWidget(self.download_button)
-        form.addRow("Model", row)
-        form.addRow("", self.download_progress)
-        self.backend = QComboBox()
-        self.backend.addItem("Local (llama.cpp, in a worker process)", "local")
-        self.backend.addItem("A model server I run (OpenAI-compatible)", "openai")
-        self.backend.setCurrentIndex(max(0, self.backend.findData(model.backend)))
-        form.addRow("Engine", self.backend)
-        self.device = QComboBox()
-        for label, layers in DEVICES:
-            self.device.addItem(label, layers)
-        self.device.setCurrentIndex(next((i for i, (_l, v) in enumerate(DEVICES) if v == model.n_gpu_layers), 0))
-        form.addRow("Device", self.device)
-        for name, label in (("context_length", "Context length (tokens)"), ("base_url", "Server URL"),
-                            ("server_model", "Server model name"), ("api_key", "Server API key"),
-                            ("idle_unload_s", "Unload the model after idle (s)"),
-                            ("request_timeout_s", "Request timeout (s)")):
-            widget = _field_widget(getattr(model, name))
-            if name == "api_key":
-                widget.setEchoMode(QLineEdit.EchoMode.Password)
-            self.fields[("model", name)] = widget
-            form.addRow(label, widget)
+    def _model_page(self) -> QWidget:
+        tab = self.model_tab
+        # The names tests and the rest of the dialog use.
+        self.model_combo, self.backend, self.device = tab.model_combo, tab.backend, tab.device
+        self.download_button, self.download_progress = tab.download_button, tab.download_progress
         mode = QComboBox()
         for key, title in (("hybrid", "hybrid"), ("fts", "keyword"), ("vector", "meaning")):
             mode.addItem(title, key)
         mode.setCurrentIndex(max(0, mode.findData(self.settings.search.default_mode)))
         self.search_mode = mode
+        form = tab.layout()
         form.addRow("Default search", mode)
         form.addRow(QLabel("Catalog models not on this machine are fetched from Hugging Face when online."))
-        return page
+        return tab
 
     def chosen_model(self) -> str:
-        text = self.model_combo.currentText()
-        index = self.model_combo.findText(text)
-        return self.model_combo.itemData(index) if index >= 0 else text.strip()
-
-    def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "A GGUF model file", "", "GGUF models (*.gguf)")
-        if path:
-            self.model_combo.setEditText(path)
+        return self.model_tab.chosen_model()
 
     def download(self):
-        """Fetch the chosen catalog model (resumable, sha256-checked) with a progress bar."""
-        from core.llm.catalog import catalog_model, download_model
-
-        model_id = self.chosen_model()
-        try:
-            model = catalog_model(model_id)
-        except CoreError as exc:      # a GGUF path or a typo: only catalog models can be fetched
-            self.bar.show_message(f"Only catalog models can be downloaded here: {exc}", "warning")
-            return None
-        if model.bundled or model.present:
-            self.bar.show_message(f"{model.name} is already on this machine.", "info")
-            return None
-        self.download_progress.setRange(0, 0)
-        self.download_progress.show()
-        self.download_button.setEnabled(False)
-
-        def job(ctx):
-            # The progress callback is also the cancel point: the partial file is kept for a resume.
-            return download_model(model_id, progress=lambda done, total: ctx.progress((done, total)))
-
-        def progress(value) -> None:
-            done, total = value
-            if total:
-                self.download_progress.setRange(0, 1000)
-                self.download_progress.setValue(int(1000 * done / total))
-                self.download_progress.setFormat(f"{done / 2**20:.0f} / {total / 2**20:.0f} MiB")
-
-        def finished(path) -> None:
-            self.download_button.setEnabled(True)
-            self.download_progress.hide()
-            self.bar.show_message(f"Downloaded to {path}.", "info")
-
-        def failed(exc) -> None:
-            self.download_button.setEnabled(True)
-            self.download_progress.hide()
-            self.bar.show_message(f"Download failed: {exc}", "error")
-        self.download_task = self.controller.submit(job, name="download model", on_progress=progress,
-                                                    on_finished=finished, on_failed=failed)
-        return self.download_task
+        return self.model_tab.download()
 
     # ----- saving -------------------------------------------------------------------------------------
     def collect(self):
@@ -241,19 +155,21 @@ class SettingsDialog(QDialog):
             return None
         if settings.model == self.settings.model:
             return self._store(settings)
-        model = settings.model
+        tab = self.model_tab
 
-        def job(_ctx):
-            # Opening a client resolves and inspects the model file (no model is loaded): a missing,
-            # corrupt or too-large file, or an unknown backend, is refused here with core's message.
-            from core.llm import open_client
+        def failed(exc) -> None:
+            if not tab.offer_download(exc):
+                self.bar.show_message(f"Not saved: {exc}", "error")
 
-            if not model.model.strip() and model.backend == "local":
-                raise ConfigError("choose a model: a catalog id or a GGUF file")
-            open_client(model).close()
+        def checked(verified) -> None:
+            if verified.model.backend == "openai":
+                tab.server_models([verified.model.server_model], verified.model.server_model)
+            self._store(verified)
+        # A local model file is opened (not loaded): a missing, corrupt or too-large file, or an unknown
+        # backend, is refused with core's message; a server must answer and offer the model.
         self.bar.show_message("Checking the model…", "info", closable=False)
-        return self.controller.submit(job, name="check model", on_finished=lambda _r: self._store(settings),
-                                      on_failed=lambda exc: self.bar.show_message(f"Not saved: {exc}", "error"))
+        return self.controller.submit(lambda _ctx: tab.verify(settings), name="check model",
+                                      on_finished=checked, on_failed=failed)
 
     def _store(self, settings):
         def done(_settings) -> None:

@@ -63,14 +63,15 @@ def scan(ws) -> Listing:
 
 
 class Sidebar(QTreeWidget):
-    activated = Signal(str, str)          # kind, workspace-relative path (or a view name)
+    activated = Signal(str, str)          # double click / Enter: kind, workspace-relative path (or a view name)
+    previewed = Signal(str, str)          # single click: the same, shown in the preview tab
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setHeaderHidden(True)
         self.setObjectName("sidebar")
         self.itemActivated.connect(self._activate)
-        self.itemClicked.connect(self._activate)
+        self.itemClicked.connect(self._preview)
         self.listing: Listing | None = None
         self._lazy: dict[int, tuple[QTreeWidgetItem, list[str]]] = {}   # collapsed months not yet filled
         self.itemExpanded.connect(self._expanded)
@@ -79,6 +80,11 @@ class Sidebar(QTreeWidget):
         data = item.data(0, ROLE)
         if data:
             self.activated.emit(data[0], data[1])
+
+    def _preview(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        data = item.data(0, ROLE)
+        if data:
+            self.previewed.emit(data[0], data[1])
 
     def _item(self, parent, text: str, kind: str = "", rel: str = "", tip: str = "") -> QTreeWidgetItem:
         kinds = self.secret_kinds(rel) if kind and rel else []

@@ -6,6 +6,8 @@ import math
 
 from PySide6.QtWidgets import QLabel, QStatusBar
 
+MAINTENANCE = "maintenance tick"     # the reason a maintenance job gives: it dreams only if a dream is due
+
 
 def describe_idle(seconds: float) -> str:
     if math.isinf(seconds):
@@ -18,16 +20,23 @@ def describe_idle(seconds: float) -> str:
     return f"agent idle {minutes / 60:.1f} h"
 
 
-def describe_next_dream(status, now: dt.datetime) -> str:
-    if status.busy:
+def describe_next_dream(status, now: dt.datetime, dreaming: bool = False) -> str:
+    """What holds the next dream, in words that are true now: "dreaming…" only while a dream runs."""
+    if dreaming:
         return "dreaming…"
+    if status.busy:
+        return "maintenance running…"
     if status.dream_due:
-        return "dream due: waits for idle" if not status.idle else "dream due now"
+        if status.idle:
+            return "dream due now"
+        needed = status.idle_needed_s / 60
+        left = max(0.0, status.idle_needed_s - status.idle_for_s) / 60
+        return f"next dream: after {needed:.0f} min idle ({math.ceil(left):.0f} min to go)"
     if status.next_dream_at is None:
         return "next dream: when idle"
     left = (status.next_dream_at - now).total_seconds()
     when = status.next_dream_at.astimezone().strftime("%a %H:%M")
-    return f"next dream {when} (in {left / 3600:.1f} h) or sooner after sessions"
+    return f"next dream: {when} (in {left / 3600:.1f} h) or sooner after sessions"
 
 
 class StatusBar(QStatusBar):
@@ -41,12 +50,12 @@ class StatusBar(QStatusBar):
             label.setContentsMargins(6, 0, 6, 0)
             self.addPermanentWidget(label)
 
-    def show_schedule(self, status, now: dt.datetime) -> None:
+    def show_schedule(self, status, now: dt.datetime, dreaming: bool = False) -> None:
         if status.error:
             self.next_dream.setText(status.error[:80])
             return
         self.idle.setText(describe_idle(status.idle_for_s))
-        self.next_dream.setText(describe_next_dream(status, now))
+        self.next_dream.setText(describe_next_dream(status, now, dreaming))
 
     def reset(self) -> None:
         self.model.setText("model: –")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,20 @@ DARK = Colors(True, heading="#8ab4f8", bullet="#e0c068", comment="#8c8c8c", pin=
               info_bg="#1c3350")
 
 
+_choice = "system"      # the person's choice in the app (View > Theme); REVERIE_THEME wins over it
+
+
+def set_choice(choice: str) -> None:
+    global _choice
+    _choice = choice if choice in ("dark", "light") else "system"
+
+
 def wanted_scheme() -> str:
     forced = os.environ.get("REVERIE_THEME", "").strip().lower()
     if forced in ("dark", "light"):
         return forced
+    if _choice != "system":
+        return _choice
     app = QGuiApplication.instance()
     if app is not None and app.styleHints().colorScheme() == Qt.ColorScheme.Dark:
         return "dark"
@@ -86,13 +96,30 @@ def dark_palette() -> QPalette:
     return p
 
 
+class _ReadableFusion(QProxyStyle):
+    """Fusion, with check boxes that show in the dark palette: Fusion outlines the box in a shade
+    darker than the window, which on a dark window is as dark as the box itself."""
+
+    BOXES = (QStyle.PrimitiveElement.PE_IndicatorCheckBox, QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck)
+
+    def drawPrimitive(self, element, option, painter, widget=None):
+        super().drawPrimitive(element, option, painter, widget)
+        if element in self.BOXES and option.palette.color(QPalette.ColorRole.Window).lightness() < 128:
+            painter.save()
+            painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(option.rect.adjusted(0, 0, -1, -1))
+            painter.restore()
+
+
 def apply_theme(app: QApplication) -> str:
     """Style the app for the current scheme; returns "dark" or "light"."""
     scheme = wanted_scheme()
-    native = sys.platform in ("darwin", "win32") and not os.environ.get("REVERIE_THEME")
+    native = sys.platform in ("darwin", "win32") and not os.environ.get("REVERIE_THEME") and _choice == "system"
     if native:
         return scheme            # the platform style follows the system by itself
-    app.setStyle("Fusion")
+    if not isinstance(app.style(), _ReadableFusion):
+        app.setStyle(_ReadableFusion("Fusion"))
     app.setPalette(dark_palette() if scheme == "dark" else app.style().standardPalette())
     return scheme
 

@@ -8,11 +8,14 @@ and only a file whose sha256 matches is renamed into place.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
+import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Callable
@@ -105,6 +108,14 @@ def _transfer(url: str, part: Path, headers: dict, state: dict, progress: Progre
     return total or done
 
 
+def _unreachable(exc: Exception | None) -> bool:
+    """The server could not be reached at all: no network, no name resolution, nothing listening."""
+    reason = getattr(exc, "reason", exc)
+    if isinstance(reason, (socket.gaierror, ConnectionRefusedError)):
+        return True
+    return isinstance(reason, OSError) and reason.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH)
+
+
 def download_url(url: str, dest: Path, *, sha256: str = "", size: int = 0, progress: Progress | None = None,
                  retries: int = 3, timeout: float = 60.0, headers: dict | None = None) -> Path:
     """Download `url` to `dest` (resuming `dest.part`), check size and sha256, rename into place."""
@@ -125,6 +136,11 @@ def download_url(url: str, dest: Path, *, sha256: str = "", size: int = 0, progr
                 time.sleep(min(2.0, 0.2 * (attempt + 1)))
     else:
         have = part.stat().st_size if part.exists() else 0
+        if _unreachable(last_error):
+            host = urllib.parse.urlsplit(url).netloc
+            raise DownloadError(f"offline: {host} cannot be reached ({getattr(last_error, 'reason', last_error)}); "
+                                f"connect to the internet and download again"
+                                + (f" ({have:,} bytes kept in {part} to resume)" if have else ""), path=part)
         raise DownloadError(f"download of {dest.name} interrupted ({last_error}); {have:,} bytes kept in "
                             f"{part}, run the download again to resume", path=part)
     have = part.stat().st_size
@@ -146,7 +162,8 @@ def download_entry(entry: CatalogEntry, *, endpoint: str | None = None, progress
     dest = (dest_dir or models_dir()) / entry.file
     if dest.exists():
         return dest
-    url = entry_url(entry, endpoint)
+    # HF_ENDPOINT (Hugging Face's own variable for a mirror) is read now, not when the hub library loaded.
+    url = entry_url(entry, endpoint or os.environ.get("HF_ENDPOINT") or None)
     expected = entry.sha256 or published_sha256(url)
     path = download_url(url, dest, sha256=expected, progress=progress, timeout=timeout, headers=_hf_headers())
     try:   # with no checksum to go by, at least never keep a file that is not a whole GGUF model

@@ -114,7 +114,7 @@ def take(work: Path, out: Path, theme: str) -> int:
     settle(lambda: session.tree.topLevelItemCount() > 0)
     for i in range(session.tree.topLevelItemCount()):
         item = session.tree.topLevelItem(i)
-        if item.text(1) in ("assistant", "tool"):
+        if item.text(2) in ("assistant", "tool"):
             item.setExpanded(True)
     shot("session-transcript")
 
@@ -140,9 +140,13 @@ def take(work: Path, out: Path, theme: str) -> int:
     dreams = window.open_view("dreams", "")
     controller.start_dream(reason="asked for")
     settle(lambda: not controller.dreaming and dreams.review.proposal is not None, timeout=300)
-    tree = dreams.review.hunks
-    if tree.topLevelItemCount():
-        tree.setCurrentItem(tree.topLevelItem(0).child(0) or tree.topLevelItem(0))
+    changes = dreams.review.changes
+    update = next((cid for cid in changes.rows if dreams.review.proposal.change(cid).op == "replace"), None)
+    first = update or next(iter(changes.rows), None)
+    if first is not None:
+        changes.setCurrentItem(changes.rows[first])
+    if changes.not_promoted is not None:
+        changes.not_promoted.setExpanded(True)
     settle()
     shot("dream-review")
 
@@ -155,7 +159,7 @@ def take(work: Path, out: Path, theme: str) -> int:
     dialog.close()
     window.close()
     QApplication.processEvents()
-    from core.index.embedder import close_process_embedders
+    from core.index.embedding import close_process_embedders
 
     close_process_embedders()
     return 0

@@ -7,6 +7,7 @@ The public API (what the CLI and the desktop app call, from any thread):
     apply_proposal(ws, id, sections=.., hunk_ids=.., change_ids=..), reject_proposal(ws, id, ...)
     proposed_text(proposal)                                      MEMORY.md as proposed, less what was rejected
     promote(ws, id, index)                                       add a fact the dream did not promote
+    undo_last_accept(ws)                                         take the last accept back out; its changes re-open
     why(ws, bullet_id)                                           provenance
     dream_due(state, now, settings), plan_maintenance(...)       pure "what is due"
     maintain(ws, ...)                                            one maintenance tick
@@ -23,7 +24,7 @@ _EXPORTS = {
     "DreamResult": "consolidator", "STAGES": "consolidator", "dream_history": "consolidator",
     "Proposal": "proposals", "Hunk": "proposals", "list_proposals": "proposals", "load_proposal": "proposals",
     "apply_proposal": "apply", "reject_proposal": "apply", "preview_apply": "apply", "ApplyResult": "apply",
-    "proposed_text": "apply", "promote": "promotion",
+    "proposed_text": "apply", "promote": "promotion", "undo_last_accept": "undo", "Undone": "undo",
     "why": "provenance", "format_provenance": "provenance", "Provenance": "provenance",
     "dream_due": "gates", "next_dream_at": "gates", "plan_maintenance": "gates", "maintenance_due": "gates",
     "maintain": "maintenance", "MaintenanceReport": "maintenance",

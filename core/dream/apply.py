@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 from core.dream.operations import ApplyOutcome, Change, apply_changes, pins_kept
 from core.dream.proposals import APPLIED, HELD, OPEN, REJECTED, Proposal, load_proposal, save_proposal
+from core.dream.sources import SourceResolver
+from core.dream.state import record_rejected
 from core.errors import ConflictError, ProposalError
 from core.store.locks import locked
 from core.store.memory_md import parse_bullet, strip_comments
@@ -171,10 +173,14 @@ def reject_proposal(ws, proposal_id: str, *, change_ids=(), sections=(), hunk_id
         proposal = load_proposal(ws.paths, proposal_id)
         if proposal.status not in OPEN:
             raise ProposalError(f"proposal {proposal.id} is already {proposal.status}")
-        for change in proposal.select(change_ids=change_ids, sections=sections, hunk_ids=hunk_ids):
+        chosen = proposal.select(change_ids=change_ids, sections=sections, hunk_ids=hunk_ids)
+        for change in chosen:
             proposal.decisions[change.id] = "rejected"
         _settle(proposal)
         save_proposal(ws.paths, proposal)
+        resolver = SourceResolver(ws.paths)
+        record_rejected(ws.paths, {ref: resolver.mark(ref) for c in chosen if c.kind != "drop"
+                                   for ref in c.sources if not ref.startswith("session:")})
         return proposal
 
 

@@ -176,7 +176,8 @@ def _log(ws, moment: dt.datetime, status: str, proposal_id: str, summary: dict) 
     """One line per dream in .reverie/dreams.jsonl: the app's history of dreams."""
     append_dream_log(ws.paths, {"time": moment.isoformat(timespec="seconds"), "status": status,
                                 "proposal": proposal_id, "facts": summary["facts"],
-                                "files_read": len(summary["files_read"]), "stats": summary["stats"]})
+                                "files_read": len(summary["files_read"]), "stats": summary["stats"],
+                                "notes": [n for n in summary["notes"] if "model" in n][:3]})
 
 
 def run_dream(ws, llm=None, *, progress: Callable[[DreamEvent], None] | None = None, **options) -> DreamResult:

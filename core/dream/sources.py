@@ -8,6 +8,7 @@ a log or a summary in the session cache. Files are read once per resolver.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from core.errors import PathEscapeError
@@ -107,6 +108,14 @@ class SourceResolver:
                     content = str(content or "")
                 return Resolved(ref, True, path=rel, messages=((line, str(message.get("role") or "?"), content),))
         return Resolved(ref, False, path=rel, note=f"{rel} has no message {number}")
+
+    def mark(self, ref: str) -> str:
+        """A fingerprint of the daily-log lines `ref` names ("" for a session or a ref that does not
+        resolve): a rejected fact is known again by it, and is new again once its lines change."""
+        found = self.resolve(ref)
+        if not found.ok or not found.lines:
+            return ""
+        return hashlib.sha1("\n".join(text for _n, text in found.lines).encode("utf-8")).hexdigest()[:16]
 
     def all_resolve(self, refs) -> bool:
         refs = tuple(refs)

@@ -23,7 +23,7 @@ from core.dream.material import Fact, Material, gather
 from core.dream.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
 from core.dream.similarity import Similarity
 from core.dream.sources import SourceResolver
-from core.dream.state import ConsolidationState
+from core.dream.state import ConsolidationState, is_rejected
 from core.dream.working import Entry, WorkingMemory
 from core.errors import ContextOverflowError, ModelCancelled, ModelError
 from core.secrets import redact
@@ -136,10 +136,13 @@ def orient(ctx: DreamContext) -> Progress:
     ctx.material = gather(ctx.paths, ctx.state)
     read = len(ctx.material.facts)
     # A log read again (a lost watermark, an edit) brings back facts MEMORY.md already cites.
-    ctx.material.facts = [f for f in ctx.material.facts if _already_consolidated(ctx, f) is None]
+    # So does one a person rejected, unless its line changed since.
+    ctx.material.facts = [f for f in ctx.material.facts if _already_consolidated(ctx, f) is None
+                          and not is_rejected(ctx.state, f.sources, ctx.resolver.mark)]
     yield 1, 2, (f"{len(ctx.material.files_read)} of {ctx.material.files_seen} daily logs changed, "
                  f"{len(ctx.material.sessions)} new session summaries, {len(ctx.material.facts)} new facts"
-                 + (f" ({read - len(ctx.material.facts)} already in MEMORY.md)" if read > len(ctx.material.facts) else ""))
+                 + (f" ({read - len(ctx.material.facts)} already in MEMORY.md or rejected)"
+                    if read > len(ctx.material.facts) else ""))
     ctx.themes = {name: [] for name in prompts.THEMES}
     if ctx.material.facts:
         reply = ctx.ask(prompts.orient_messages(ctx.memory.sections, ctx.material.digest()),

@@ -31,6 +31,9 @@ class ConsolidationState:
     # Daily logs the last dream read, as {path: [lines read, sha256 of those lines]}: an append-only
     # log that grew afterwards is read from where the dream stopped, not from its first line.
     consumed: dict = field(default_factory=dict)
+    # Daily-log refs of facts a person rejected, {ref: fingerprint of its lines} (sources.mark): a log
+    # read again does not bring them back, unless the line itself changed.
+    rejected: dict = field(default_factory=dict)
 
     def last_run_time(self) -> dt.datetime | None:
         return _parse(self.last_run)
@@ -48,6 +51,7 @@ def _parse(value: str) -> dt.datetime | None:
 
 parse_time = _parse
 CONSUMED_KEPT = 14
+REJECTED_KEPT = 5000
 
 
 def _now(now: dt.datetime | None) -> dt.datetime:
@@ -63,8 +67,9 @@ def _from_record(data: dict) -> ConsolidationState:
     try:
         state = ConsolidationState(**known)
         consumed = state.consumed if isinstance(state.consumed, dict) else {}
+        rejected = state.rejected if isinstance(state.rejected, dict) else {}
         return replace(state, mtime_watermark=float(state.mtime_watermark), sessions_since=int(state.sessions_since),
-                       consumed=consumed)
+                       consumed=consumed, rejected=rejected)
     except (TypeError, ValueError):
         return ConsolidationState()
 
@@ -111,6 +116,20 @@ def record_dream_finished(paths: WorkspacePaths, mtime_watermark: float, *,
         return replace(s, last_run=moment.isoformat(), mtime_watermark=max(s.mtime_watermark, mtime_watermark),
                        sessions_since=left, consumed=kept)
     return update_state(paths, change)
+
+
+def record_rejected(paths: WorkspacePaths, marks: dict[str, str]) -> ConsolidationState:
+    """Remember the lines of facts a person rejected (the newest REJECTED_KEPT refs)."""
+    def change(s: ConsolidationState) -> ConsolidationState:
+        merged = {**s.rejected, **{ref: mark for ref, mark in marks.items() if mark}}
+        return replace(s, rejected=dict(list(merged.items())[-REJECTED_KEPT:]))
+    return update_state(paths, change)
+
+
+def is_rejected(state: ConsolidationState, refs, mark) -> bool:
+    """True when every ref of a fact names lines a person rejected, unchanged since (`mark(ref)`)."""
+    refs = tuple(refs)
+    return bool(refs) and all(state.rejected.get(ref) and state.rejected.get(ref) == mark(ref) for ref in refs)
 
 
 def record_maintenance(paths: WorkspacePaths, *, now: dt.datetime | None = None) -> ConsolidationState:

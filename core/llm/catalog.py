@@ -20,16 +20,19 @@ class CatalogModel:
     name: str
     size_bytes: int
     present: bool           # on this machine now (a bundled model that can be assembled counts)
-    fits: bool              # fits this machine's memory at the catalog's context length
+    fits: bool              # fits this machine's memory at the context length asked about
     bundled: bool           # ships with the app: never downloaded
+    fit_note: str = ""      # what it needs and what is usable, at that context
+    context_length: int = 0  # the context the fit was judged at (the model's own, when smaller)
 
     @property
     def size_text(self) -> str:
         return f"{self.size_bytes / 2**30:.1f} GiB" if self.size_bytes >= 2**30 else f"{self.size_bytes / 2**20:.0f} MiB"
 
 
-def catalog_models() -> list[CatalogModel]:
-    """Every catalog model, present or not (ModelError when the catalog cannot be read)."""
+def catalog_models(context_length: int | None = None, usable_bytes: int | None = None) -> list[CatalogModel]:
+    """Every catalog model, present or not (ModelError when the catalog cannot be read), its fit judged at
+    `context_length` tokens, the context a person configured (default: each model's own, often 262k)."""
     from models import ModelFileError, is_present, load_catalog
     from models.fit import fit_for_entry
 
@@ -43,8 +46,10 @@ def catalog_models() -> list[CatalogModel]:
             present = is_present(entry)
         except Exception:        # a broken bundled package: shown as not present rather than failing the list
             present = False
+        fit = fit_for_entry(entry, context_length or entry.context_length, usable_bytes)
         rows.append(CatalogModel(id=entry.id, name=entry.name, size_bytes=entry.size_bytes, present=present,
-                                 fits=fit_for_entry(entry, entry.context_length).fits, bundled=bool(entry.bundled)))
+                                 fits=fit.fits, bundled=bool(entry.bundled), fit_note=fit.describe(),
+                                 context_length=fit.context_length))
     return rows
 
 

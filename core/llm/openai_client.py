@@ -75,6 +75,17 @@ class OpenAIClient:
         with self._open(url, body, timeout) as response:
             return json.loads(response.read().decode("utf-8"))
 
+    def list_models(self) -> list[str]:
+        """The ids of the models the server offers (ServerUnavailableError when nothing answers)."""
+        try:
+            listed = self._json(f"{self.base_url}/models").get("data") or []
+        except urllib.error.HTTPError as exc:
+            raise ModelError(f"{self.base_url}/models answered HTTP {exc.code}; is this an OpenAI-compatible "
+                             f"server?") from exc
+        except (ValueError, AttributeError) as exc:
+            raise ModelError(f"{self.base_url}/models did not answer with a model list ({exc})") from exc
+        return [str(m.get("id")) for m in listed if isinstance(m, dict) and m.get("id")]
+
     def server_model(self) -> str:
         """The model name to send: the setting, else the first model the server lists."""
         if not self._server_model:

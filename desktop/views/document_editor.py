@@ -17,23 +17,19 @@ from __future__ import annotations
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QTextCursor
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit, QPushButton, QSizePolicy,
+                               QVBoxLayout, QWidget)
 
 from core.errors import ConflictError, CoreError
 from core.workspace import Snapshot
 from desktop.operations import Outcome
 from desktop.views.bars import MessageBar
+from desktop.views.line_numbers import NumberedText
+from desktop.views.outside_changes import OutsideChanges
 from desktop.views.secrets_bar import SecretsBar
 
 
-def joined(text: str, appended: str) -> str:
-    """`text` with an outside append after it, the way the store merges it."""
-    joiner = "" if text.endswith("\n") or not text else "\n"
-    return text + joiner + appended
-
-
-class DocumentEditor(QWidget):
+class DocumentEditor(OutsideChanges, QWidget):
     openRequested = Signal(str, int)     # another view should open (path, line)
     dirtyChanged = Signal(bool)
     loaded = Signal()
@@ -52,6 +48,7 @@ class DocumentEditor(QWidget):
         self.compare_dialog = None
         self.history_dialog = None
         self._pending_line = 0
+        self._shown_dirty = False
 
         self.editor = self.make_editor()
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -59,6 +56,9 @@ class DocumentEditor(QWidget):
         self.editor.setPlaceholderText("loading…")
         self.title = QLabel(rel_path)
         self.title.setStyleSheet("font-weight: 600")
+        # The buttons keep their size in a narrow window; the title gives way (its tooltip has it whole).
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.title.setToolTip(rel_path)
         self.save_button = QPushButton("Save")
         self.save_button.setToolTip("Save (compare-and-swap; an outside append is merged)")
         self.save_button.clicked.connect(self.save)
@@ -95,7 +95,7 @@ class DocumentEditor(QWidget):
 
     # ----- what subclasses shape ---------------------------------------------------------------
     def make_editor(self) -> QPlainTextEdit:
-        return QPlainTextEdit()
+        return NumberedText()
 
     def make_body(self) -> QWidget:
         return self.editor
@@ -202,7 +202,8 @@ class DocumentEditor(QWidget):
         self._discard_recovery()
 
     # ----- saving --------------------------------------------------------------------------------------
-    def save(self):
+    def save(self, reason: str = ""):
+        """Save the text; `reason` names the change in history (default: an edit in this editor)."""
         if self.base is None or self.saving:
             return None
         text = self.text()
@@ -214,7 +215,7 @@ class DocumentEditor(QWidget):
             return None
         self.saving = True
         self.editor.setReadOnly(True)
-        ws, rel, base, reason = self.ws, self.rel, self.base, self.save_reason
+        ws, rel, base, reason = self.ws, self.rel, self.base, reason or self.save_reason
 
         def job(_ctx):
             changes = ws.write_document(rel, text, base.hash, reason=reason, base_text=base.text)
@@ -263,85 +264,6 @@ class DocumentEditor(QWidget):
             self.check_disk()
         else:
             self.bar.show_message(f"Not saved: {exc}", "error", [("Try again", self.save)])
-
-    # ----- outside changes ------------------------------------------------------------------------------
-    def check_disk(self) -> None:
-        """The file may have changed outside: compare it with the buffer's base and react."""
-        ws, rel = self.ws, self.rel
-        self.controller.submit(lambda ctx: ws.read(rel), name=f"check {rel}", on_finished=self._disk_read,
-                               on_failed=lambda exc: self.bar.show_message(f"{rel}: {exc}", "error"))
-
-    def _disk_read(self, snapshot: Snapshot) -> None:
-        if self.base is None or self.saving or snapshot.hash == self.base.hash:
-            return                                   # our own write, or a touch
-        if not self.dirty:
-            self._adopt(snapshot)
-            self.notice.show_message(f"{self.rel} was updated on disk; showing the new version.", "info")
-            return
-        if snapshot.text.startswith(self.base.text) and len(snapshot.text) > len(self.base.text):
-            appended = snapshot.text[len(self.base.text):]
-            mine = self.text()
-            self._set_text(joined(mine, appended), undoable=True)
-            self.base = snapshot
-            self.editor.document().setModified(True)
-            lines = appended.strip("\n").count("\n") + 1
-            self.notice.show_message(f"An outside writer appended {lines} line(s) to {self.rel}; they were merged "
-                                     f"after your unsaved edits.", "info")
-            self._filled()
-            return
-        self.disk = snapshot
-        self.bar.show_message(f"{self.rel} changed on disk while you were editing it.", "warning",
-                              [("Reload", self.reload_from_disk), ("Keep mine", self.keep_mine),
-                               ("Compare", lambda: self.compare(self.text(), snapshot.text))], closable=False)
-        self.conflictShown.emit()
-
-    @property
-    def in_conflict(self) -> bool:
-        return self.disk is not None
-
-    def reload_from_disk(self) -> None:
-        """Take the disk version; one undoable edit, so Ctrl+Z brings the person's text back."""
-        snapshot = self.disk
-        if snapshot is None:
-            return
-        self._set_text(snapshot.text, undoable=True)
-        self.base, self.disk = snapshot, None
-        self.editor.document().setModified(False)
-        self.bar.clear()
-        self._close_compare()
-        self.notice.show_message("Reloaded from disk (Ctrl+Z brings your edits back).", "info")
-        self._filled()
-
-    def keep_mine(self) -> None:
-        """Keep the buffer; the next save replaces the disk version (which stays in history)."""
-        snapshot = self.disk
-        if snapshot is None:
-            return
-        self.base, self.disk = snapshot, None
-        self.editor.document().setModified(True)
-        self.bar.clear()
-        self._close_compare()
-        self.notice.show_message("Keeping your version; saving replaces the one on disk (it stays in history).",
-                                 "info")
-
-    def compare(self, mine: str, disk: str, recovered: bool = False) -> None:
-        from desktop.views.conflict import CompareDialog
-
-        self._close_compare()
-        dialog = CompareDialog(self.rel, disk, mine, recovered=recovered, parent=self)
-        if recovered:
-            dialog.reloadChosen.connect(self.discard_recovery)
-            dialog.keepChosen.connect(lambda: self.restore_recovery(mine))
-        else:
-            dialog.reloadChosen.connect(self.reload_from_disk)
-            dialog.keepChosen.connect(self.keep_mine)
-        self.compare_dialog = dialog
-        dialog.show()
-
-    def _close_compare(self) -> None:
-        if self.compare_dialog is not None:
-            self.compare_dialog.close()
-            self.compare_dialog = None
 
     # ----- history -----------------------------------------------------------------------------------------
     def undo_last_change(self) -> None:
@@ -414,10 +336,20 @@ class DocumentEditor(QWidget):
         return False
 
     # ----- recovery copies -------------------------------------------------------------------------------------
-    def _modification_changed(self, modified: bool) -> None:
-        self.dirtyChanged.emit(modified)
+    def _modification_changed(self, _modified: bool) -> None:
+        self._follow_dirty()
+
+    def _follow_dirty(self) -> None:
+        """The tab's marker follows the text: back to the saved text (Ctrl+Z) is clean again."""
+        dirty = self.dirty
+        if dirty != self._shown_dirty:
+            self._shown_dirty = dirty
+            if dirty and self.notice.kind == "info" and self.notice.text.startswith("Saved"):
+                self.notice.clear()          # "Saved" no longer describes the text
+            self.dirtyChanged.emit(dirty)
 
     def _text_changed(self) -> None:
+        self._follow_dirty()
         if self.base is not None and self.editor.document().isModified():
             self._recovery_timer.start()
 

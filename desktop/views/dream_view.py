@@ -7,11 +7,14 @@ cancelled or interrupted dream writes nothing (core stops at a stage boundary).
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QProgressBar,
                                QPushButton, QSplitter, QVBoxLayout, QWidget)
 
 from core.errors import ModelCancelled
-from desktop.views.proposal_review import ProposalReview
+from desktop import theme
+from desktop.status_bar import MAINTENANCE
+from desktop.views.proposal_review import ProposalReview, model_line
 
 STAGES = ("orient", "gather", "consolidate", "prune")
 TITLES = {"orient": "Orient", "gather": "Gather", "consolidate": "Consolidate", "prune": "Prune"}
@@ -75,7 +78,7 @@ class DreamView(QWidget):
         split.setObjectName("dreamSplit")
         split.addWidget(left)
         split.addWidget(self.review)
-        split.setSizes([300, 900])
+        split.setSizes([260, 1140])
         self.split = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -98,13 +101,16 @@ class DreamView(QWidget):
             self.messages[stage].setText("")
         self.dream_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.state.setText(f"Dreaming ({reason})…")
+        self.state.setText("Maintenance tick: archiving and pruning; a dream runs only if one is due…"
+                           if reason == MAINTENANCE else f"Dreaming ({reason})…")
 
     def on_event(self, event) -> None:
         stage = getattr(event, "stage", "")
         if stage not in self.bars:
             return
         bar = self.bars[stage]
+        if event.status == "start" and stage == STAGES[0] and self.state.text().startswith("Maintenance"):
+            self.state.setText(f"Dreaming ({MAINTENANCE})…")
         if event.status == "start":
             bar.setRange(0, 0)                        # busy until the stage says how much there is
             self.messages[stage].setText("…")
@@ -132,7 +138,9 @@ class DreamView(QWidget):
             self.state.setText("Maintenance ran (no dream was due)." + (f" {notes}" if notes else ""))
         else:
             self.last_result = result
-            self.state.setText(f"Dream {result.status}: {result.reason}")
+            note, failed = model_line({"stats": result.stats, "notes": result.notes})
+            self.state.setText(f"Dream {result.status}: {result.reason}" + (f" · {'⚠ ' if failed else ''}{note}"
+                                                                           if result.stats else ""))
         self.refresh(select=getattr(getattr(result, "proposal", None), "id", None))
 
     # ----- proposals -------------------------------------------------------------------------------
@@ -168,12 +176,18 @@ class DreamView(QWidget):
         elif self.proposals:
             self.list.setCurrentRow(0)
             self.review.show_proposal(self.proposals[0])
-        elif self.review.proposal is None or self.review.proposal.id not in ids:
-            self.review.show_proposal(None)
+        elif self.review.proposal is None or self.review.proposal.id != current:
+            self.review.show_proposal(None)     # (one just decided stays in view, as decided)
         self.history.clear()
         for entry in history:
-            self.history.addItem(f"{str(entry.get('time', ''))[:16].replace('T', ' ')}  {entry.get('status', '?')}  "
-                                 f"{entry.get('facts', 0)} facts from {entry.get('files_read', 0)} log(s)")
+            note, failed = model_line(entry)
+            item = QListWidgetItem(f"{str(entry.get('time', ''))[:16].replace('T', ' ')}  {entry.get('status', '?')}  "
+                                   f"{entry.get('facts', 0)} facts from {entry.get('files_read', 0)} log(s) · "
+                                   f"{'⚠ ' if failed else ''}{note}")
+            item.setToolTip(note)
+            if failed:
+                item.setForeground(QColor(theme.colors().pin))
+            self.history.addItem(item)
         self.proposalsLoaded.emit()
 
     def _selected(self, row: int) -> None:

@@ -1,9 +1,9 @@
 """Syntax highlighting for the markdown the workspace is written in.
 
-MEMORY.md: headings, bullet marks, provenance comments dimmed, the `pin` flag marked,
-inline code and bold. Daily logs add a band behind each `## Memory Flush — ...` block
-(the lines a flush wrote, up to the next heading), so a person sees at a glance what
-an agent wrote on its own.
+MEMORY.md: headings, bullet marks, provenance comments dimmed (or folded into a thin
+marker whose tooltip is the bullet's provenance), the `pin` flag marked, inline code and
+bold. Daily logs add a band behind each `## Memory Flush — ...` block (the lines a flush
+wrote, up to the next heading), so a person sees at a glance what an agent wrote on its own.
 """
 from __future__ import annotations
 
@@ -45,7 +45,22 @@ class MarkdownHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document):
         super().__init__(document)
+        self.folded = False          # provenance comments drawn as a thin marker (the text stays as it is)
         self.refresh_colors()
+
+    def set_folded(self, folded: bool) -> None:
+        self.folded = folded
+        self.rehighlight()
+
+    @staticmethod
+    def _marker(color: str) -> QTextCharFormat:
+        fmt = QTextCharFormat()
+        shade = QColor(color)
+        shade.setAlpha(110)
+        fmt.setForeground(shade)
+        fmt.setBackground(shade)
+        fmt.setFontPointSize(1.0)
+        return fmt
 
     def refresh_colors(self) -> None:
         c = theme.colors()
@@ -53,6 +68,9 @@ class MarkdownHighlighter(QSyntaxHighlighter):
         self.flush_heading = _fmt(c.heading, bold=True, background=c.flush_band)
         self.bullet = _fmt(c.bullet, bold=True)
         self.comment = _fmt(c.comment, italic=True)
+        # Folded: a 1-point run of the comment's text, drawn in the marker's colour on a band of it.
+        self.folded_comment = self._marker(c.comment)
+        self.folded_pin = self._marker(c.pin)          # a pinned bullet's marker in the pin colour
         self.pin = _fmt(c.pin, bold=True, italic=True)
         self.code = _fmt(c.code)
         self.bold = _fmt(bold=True)
@@ -93,6 +111,10 @@ class MarkdownHighlighter(QSyntaxHighlighter):
             for match in regex.finditer(text):
                 put(match.start(), match.end() - match.start(), fmt)
         for match in _COMMENT.finditer(text):
+            if self.folded:
+                pinned = _PIN.search(match.group(0)) is not None
+                put(match.start(), match.end() - match.start(), self.folded_pin if pinned else self.folded_comment)
+                continue
             put(match.start(), match.end() - match.start(), self.comment)
             for pin in _PIN.finditer(match.group(0)):
                 put(match.start() + pin.start(), 3, self.pin)

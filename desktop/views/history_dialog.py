@@ -1,4 +1,6 @@
-"""The history of one file: every saved version, its diff against the file now, and restore."""
+"""The history of one file: every saved version with a one-line summary of the change after it
+(who: editor, dream accept, pin, outside change; what: +3 −1 bullets), its diff against the
+file now, and restore."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
@@ -7,6 +9,7 @@ from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QListWidget, QListW
 
 from desktop.views.bars import MessageBar
 from desktop.views.diff_view import DiffView, align
+from desktop.views.history_summary import summaries
 
 
 class HistoryDialog(QDialog):
@@ -52,16 +55,19 @@ class HistoryDialog(QDialog):
 
     def refresh(self) -> None:
         ws, rel = self.controller.ws, self.rel
-        self.controller.submit(lambda ctx: (ws.history_entries(rel), ws.read(rel)), name="history",
-                               on_finished=self._entries, on_failed=lambda e: self.bar.show_message(str(e), "error"))
+        def job(_ctx):
+            entries, current = ws.history_entries(rel), ws.read(rel)
+            text = lambda entry: ws.history.snapshot(entry).decode("utf-8", errors="replace")  # noqa: E731
+            return entries, current, summaries(entries, text, current)
+        self.controller.submit(job, name="history", on_finished=self._entries,
+                               on_failed=lambda e: self.bar.show_message(str(e), "error"))
 
     def _entries(self, result) -> None:
-        self.entries, self.current = result
+        self.entries, self.current, lines = result
         self.list.clear()
-        for entry in self.entries:
-            state = " (undone)" if entry.undone_by else ""
-            item = QListWidgetItem(f"{entry.time.replace('T', ' ')[:19]}  {entry.reason}{state}")
-            item.setToolTip(f"{entry.id}\n{entry.size_before} bytes before this change")
+        for entry, line in zip(self.entries, lines):
+            item = QListWidgetItem(line)
+            item.setToolTip(f"{entry.reason}\n{entry.id}\n{entry.size_before} bytes before this change")
             self.list.addItem(item)
         if not self.entries:
             self.bar.show_message(f"{self.rel} has no saved versions yet.", "info")

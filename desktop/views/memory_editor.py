@@ -13,11 +13,12 @@ import json
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import (QLabel, QMenu, QPlainTextEdit, QPushButton, QSplitter, QTextBrowser, QToolTip,
+from PySide6.QtWidgets import (QLabel, QMenu, QPushButton, QSplitter, QTextBrowser, QToolTip,
                                QVBoxLayout, QWidget)
 
 from core.workspace import Bullet, parse_bullet, parse_document, set_flag, strip_comments
 from desktop.views.document_editor import DocumentEditor
+from desktop.views.line_numbers import NumberedText
 from desktop.views.highlighters import MarkdownHighlighter
 
 PROVENANCE_DELAY_MS = 200
@@ -63,7 +64,7 @@ def _message_text(line: str) -> str:
     return f"{record.get('role', '?')}: {record.get('content') or ''}" if isinstance(record, dict) else line
 
 
-class MemoryText(QPlainTextEdit):
+class MemoryText(NumberedText):
     """The text area: tooltips with provenance, Ctrl+click to open a bullet's source."""
 
     sourceClicked = Signal(str, int)
@@ -161,8 +162,18 @@ class MemoryEditor(DocumentEditor):
         self.preview_button = QPushButton("Preview")
         self.preview_button.setCheckable(True)
         self.preview_button.toggled.connect(self.set_preview_visible)
+        self.fold_button = QPushButton("Fold")
+        self.fold_button.setCheckable(True)
+        self.fold_button.setToolTip("Draw the <!-- id… src… --> comments as a thin marker; hover a bullet for its "
+                                    "provenance. The text itself is unchanged.")
+        self.fold_button.toggled.connect(self.set_folded)
         toolbar.addWidget(self.pin_button)
+        toolbar.addWidget(self.fold_button)
         toolbar.addWidget(self.preview_button)
+
+    def set_folded(self, folded: bool) -> None:
+        """Fold the provenance comments to a thin marker (only how they are drawn: the text is unchanged)."""
+        self.highlighter.set_folded(folded)
 
     # ----- preview ------------------------------------------------------------------------------------
     def set_preview_visible(self, visible: bool) -> None:
@@ -242,5 +253,5 @@ class MemoryEditor(DocumentEditor):
         cursor.insertText(new_text.split("\n")[line - 1])
         cursor.endEditBlock()
         if was_clean:
-            self.save()
+            self.save(reason=f"{'unpin' if bullet.pinned else 'pin'} {bullet.id or 'bullet'}")
         return True

@@ -1,46 +1,77 @@
-"""Reviewing one dream proposal: sections and hunks with checkboxes, a side-by-side diff,
-the reason and sources of every change, accept or reject all or the checked hunks.
+"""Reviewing one dream proposal change by change: accept or reject one bullet without its
+neighbours, see old and new side by side for an update, promote a fact the dream left out.
 
 Accepting goes through core's `apply_proposal` (compare-and-swap, rebase over an
 append, held when MEMORY.md changed where the proposal edits it), rejecting through
-`reject_proposal`, each as an operation (`controller.run_op`): what it changed
-reaches every view (an open MEMORY.md editor, the list of proposals) on its own.
+`reject_proposal`, promoting through `promote`, undoing through `undo_last_accept`
+(which reverts exactly the last accept, never a person's own save), each as an
+operation (`controller.run_op`): what it changed reaches every view (an open
+MEMORY.md editor, the list of proposals) on its own. The right-hand pane shows
+MEMORY.md as the proposal now stands (`proposed_text`): a rejected change leaves it.
 """
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QWidget
 
 from core.workspace import Source
 from desktop.operations import Outcome
 from desktop.views.bars import MessageBar
+from desktop.views.change_list import ROLE, ChangeList, bullet_text, relation_label, skipped_label
 from desktop.views.diff_view import DiffView
 from desktop.views.layout import splitter, title_label, titled_column
 
-ROLE = Qt.ItemDataRole.UserRole
+
+def model_line(summary: dict) -> tuple[str, bool]:
+    """What the model did in a dream, from its summary or its dreams.jsonl entry; (text, a failure?)."""
+    stats = summary.get("stats") or {}
+    decided, fell_back = int(stats.get("model_decided") or 0), int(stats.get("fallbacks") or 0)
+    failures, calls = int(stats.get("model_failures") or 0), int(stats.get("model_calls") or 0)
+    if not (decided or fell_back or failures or calls):
+        return "decided by the rules (no model)", False
+    text = f"model decided {decided} fact(s), {fell_back} fell back to the rules"
+    if failures:
+        failed = [n for n in summary.get("notes") or [] if "model" in str(n) and "fail" in str(n)]
+        text += f"; {failures} model call(s) failed" + (f": {failed[0]}" if failed else "")
+    return text, bool(failures)
 
 
-def describe_changes(proposal, change_ids) -> str:
-    rows = []
-    for cid in change_ids:
-        change = proposal.change(cid)
-        decision = proposal.decisions.get(cid, "open")
-        text = change.after or change.before
-        sources = "".join(f"<li><a href='src:{html.escape(ref)}'>{html.escape(ref)}</a></li>"
-                          for ref in change.sources) if change.kind != "drop" else ""
-        rows.append(f"<p><b>{cid}</b> {html.escape(change.op)} ({change.kind}) · <i>{decision}</i><br>"
-                    f"<code>{html.escape(text)}</code><br>{html.escape(change.reason)}"
-                    + (f"<br>sources:<ul>{sources}</ul>" if sources else
-                       ("<br><i>no source</i>" if change.kind != "drop" else "")) + "</p>")
-    return "".join(rows) or "<p><i>This hunk carries no bullet-level change.</i></p>"
+def _sources_html(refs) -> str:
+    return "".join(f"<li><a href='src:{html.escape(ref)}'>{html.escape(ref)}</a></li>" for ref in refs)
+
+
+def describe_change(proposal, change_id: str) -> str:
+    change = proposal.change(change_id)
+    decision = proposal.decisions.get(change_id, "open")
+    head = (f"<p><b>{change.id}</b> · {html.escape(relation_label(change))} · <i>{decision}</i> · "
+            f"section {html.escape(change.section or '(top)')}</p>")
+    if change.before and change.after:
+        body = ("<table width='100%' cellspacing='4'><tr><th align='left'>old</th><th align='left'>new</th></tr>"
+                f"<tr><td valign='top'>{html.escape(bullet_text(change.before))}</td>"
+                f"<td valign='top'>{html.escape(bullet_text(change.after))}</td></tr></table>")
+    else:
+        body = f"<p><code>{html.escape(bullet_text(change.after or change.before))}</code></p>"
+    group = [c.id for c in proposal.changes if change.group and c.group == change.group and c.id != change.id]
+    extra = f"<p>Decided together with {', '.join(group)}.</p>" if group else ""
+    sources = _sources_html(change.sources) if change.kind != "drop" else ""
+    return (head + body + f"<p>{html.escape(change.reason)}</p>" + extra
+            + (f"<p>sources:</p><ul>{sources}</ul>" if sources else
+               ("<p><i>no source</i></p>" if change.kind != "drop" else "")))
+
+
+def describe_skipped(item: dict) -> str:
+    return (f"<p><b>{html.escape(skipped_label(item))}</b></p><p><code>{html.escape(str(item.get('fact', '')))}"
+            f"</code></p><p>{html.escape(str(item.get('reason', '')))}</p>"
+            f"<p>sources:</p><ul>{_sources_html(item.get('sources') or [])}</ul>"
+            + (f"<p>Promoted as {html.escape(str(item['promoted']))}.</p>" if item.get("promoted") else
+               "<p>Kept in the logs and in search. <b>Promote</b> adds it to MEMORY.md.</p>"))
 
 
 class ProposalReview(QWidget):
     openRequested = Signal(str, int)
-    decided = Signal(object)          # the proposal after an apply or a reject
+    decided = Signal(object)          # the proposal after an apply, a reject or a promote
     undone = Signal()
 
     def __init__(self, controller, parent=None):
@@ -48,22 +79,25 @@ class ProposalReview(QWidget):
         self.controller = controller
         self.proposal = None
         self.title = title_label("Select a proposal")
+        self.model_note = QLabel("")
+        self.model_note.setWordWrap(True)
         self.bar = MessageBar()
-        self.hunks = QTreeWidget()
-        self.hunks.setHeaderLabels(["section / hunk", "changes"])
-        self.hunks.setColumnWidth(0, 260)
-        self.hunks.currentItemChanged.connect(self._hunk_selected)
-        self.hunks.itemChanged.connect(self._check_changed)
-        self.diff = DiffView("MEMORY.md as the dream read it", "MEMORY.md as proposed")
+        self.changes = ChangeList()
+        self.changes.currentItemChanged.connect(self._row_selected)
+        self.changes.itemChanged.connect(self._check_changed)
+        self.changes.decide.connect(self.decide)
+        self.changes.promote.connect(self.promote)
+        self.diff = DiffView("MEMORY.md as the dream read it", "MEMORY.md as proposed (less what you rejected)")
         self.details = QTextBrowser()
         self.details.setOpenLinks(False)
         self.details.anchorClicked.connect(self._source_clicked)
-        self.accept_all = QPushButton("Accept all")
+        self.accept_all = QPushButton("Accept all open")
         self.accept_checked = QPushButton("Accept checked")
         self.reject_checked = QPushButton("Reject checked")
-        self.reject_all = QPushButton("Reject all")
+        self.reject_all = QPushButton("Reject all open")
         self.undo = QPushButton("Undo last accept")
-        self.undo.setToolTip("Put MEMORY.md back as it was before the last change (history keeps both)")
+        self.undo.setToolTip("Take the last accepted dream change out of MEMORY.md again (your own edits stay); "
+                             "its changes re-open here")
         self.accept_all.clicked.connect(lambda: self.apply(all_changes=True))
         self.accept_checked.clicked.connect(lambda: self.apply(all_changes=False))
         self.reject_checked.clicked.connect(lambda: self.reject(all_changes=False))
@@ -74,170 +108,143 @@ class ProposalReview(QWidget):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(self.undo)
-        right = splitter(self.diff, self.details, sizes=[420, 180], vertical=True)
-        titled_column(self, self.title, self.bar, splitter(self.hunks, right, sizes=[320, 800]), buttons, margin=0)
+        right = splitter(self.diff, self.details, sizes=[420, 200], vertical=True)
+        body = splitter(self.changes, right, sizes=[700, 560])
+        layout = titled_column(self, self.title, self.bar, body, buttons, margin=0)
+        layout.insertWidget(1, self.model_note)
         self._set_enabled(False)
 
     def _set_enabled(self, on: bool) -> None:
-        for button in (self.accept_all, self.accept_checked, self.reject_checked, self.reject_all):
+        for button in (self.accept_all, self.reject_all):
             button.setEnabled(on)
+        self._check_changed()
 
     # ----- showing a proposal ------------------------------------------------------------------------
     def show_proposal(self, proposal) -> None:
+        from core.dream import proposed_text
+
         self.proposal = proposal
+        self.changes.show_proposal(proposal)
         if proposal is None:
             self.title.setText("No proposal selected")
-            self.hunks.clear()
+            self.model_note.setText("")
             self.diff.set_texts("", "")
             self.details.clear()
             self.bar.clear()
             self._set_enabled(False)
             return
-        undecided = {c.id for c in proposal.undecided()}
+        undecided = len(proposal.undecided())
+        skipped = len(proposal.summary.get("skipped") or [])
         self.title.setText(f"Proposal {proposal.id} · {proposal.status} · {len(proposal.changes)} change(s), "
-                           f"{len(undecided)} open · created {proposal.created[:19].replace('T', ' ')}")
-        if proposal.hold_reasons:
+                           f"{undecided} open · {skipped} not promoted · "
+                           f"created {proposal.created[:19].replace('T', ' ')}")
+        note, failed = model_line(proposal.summary)
+        self.model_note.setText(("⚠ " if failed else "") + note)
+        self.model_note.setStyleSheet("color: #b3261e; font-weight: 600" if failed else "")
+        if proposal.hold_reasons and proposal.is_open:
             self.bar.show_message("Held for review: " + "; ".join(proposal.hold_reasons), "warning", closable=False)
-        else:
+        elif self.bar.kind == "warning":
             self.bar.clear()
-        self.hunks.blockSignals(True)
-        self.hunks.clear()
-        sections: dict[str, QTreeWidgetItem] = {}
-        for hunk in proposal.hunks():
-            parent = sections.get(hunk.section)
-            if parent is None:
-                parent = QTreeWidgetItem(self.hunks, [hunk.section or "(top of the file)", ""])
-                parent.setFlags(parent.flags() | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsAutoTristate)
-                parent.setCheckState(0, Qt.CheckState.Unchecked)
-                parent.setData(0, ROLE, ("section", hunk.section))
-                parent.setExpanded(True)
-                sections[hunk.section] = parent
-            open_ids = [cid for cid in hunk.change_ids if cid in undecided]
-            label = ", ".join(f"{cid}:{proposal.change(cid).op}" for cid in hunk.change_ids) or "text only"
-            first = (hunk.new_lines or hunk.base_lines or ("",))[0]
-            item = QTreeWidgetItem(parent, [f"{hunk.id}  {first[:60]}", label])
-            item.setData(0, ROLE, ("hunk", hunk.id, tuple(hunk.change_ids)))
-            item.setToolTip(0, "\n".join(hunk.new_lines) or "\n".join(hunk.base_lines))
-            if open_ids and proposal.is_open:
-                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-                item.setCheckState(0, Qt.CheckState.Unchecked)
-            else:
-                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
-                item.setText(1, label + " · " + ", ".join(sorted({proposal.decisions.get(c, 'open')
-                                                                  for c in hunk.change_ids})))
-        self.hunks.blockSignals(False)
-        self.diff.set_texts(proposal.base_text, proposal.new_text)
-        self.details.setHtml(describe_changes(proposal, [c.id for c in proposal.changes]))
+        self.diff.set_texts(proposal.base_text, proposed_text(proposal))
+        self.details.setHtml("<p>Select a change to see what it does and why.</p>")
         self._set_enabled(proposal.is_open)
 
-    def _hunk_selected(self, item: QTreeWidgetItem, _previous=None) -> None:
+    def _row_selected(self, item, _previous=None) -> None:
         if item is None or self.proposal is None:
             return
-        data = item.data(0, ROLE)
-        if data and data[0] == "hunk":
-            self.details.setHtml(describe_changes(self.proposal, data[2]))
-            hunk = next((h for h in self.proposal.hunks() if h.id == data[1]), None)
-            if hunk is not None and hunk.new_start:
-                self._scroll_to(hunk.new_start)
-        elif data and data[0] == "section":
-            ids = [c.id for c in self.proposal.changes if c.section == data[1]]
-            self.details.setHtml(describe_changes(self.proposal, ids))
+        data = item.data(0, ROLE) or ()
+        if data and data[0] == "change":
+            self.details.setHtml(describe_change(self.proposal, data[1]))
+        elif data and data[0] == "skipped":
+            skipped = self.proposal.summary.get("skipped") or []
+            self.details.setHtml(describe_skipped(skipped[data[1]]))
 
-    def _scroll_to(self, new_line: int) -> None:
-        alignment = self.diff.alignment
-        if alignment is None:
-            return
-        seen = 0
-        for row, kind in enumerate(alignment.right_kinds):
-            if kind != "filler":
-                seen += 1
-            if seen >= new_line:
-                block = self.diff.right.document().findBlockByNumber(row)
-                self.diff.right.setTextCursor(QTextCursor(block))
-                self.diff.right.centerCursor()
-                return
-
-    def _check_changed(self, _item, _column) -> None:
-        self.accept_checked.setEnabled(bool(self.checked_hunks()) and self.proposal is not None
-                                       and self.proposal.is_open)
-        self.reject_checked.setEnabled(self.accept_checked.isEnabled())
+    def _check_changed(self, *_args) -> None:
+        on = bool(self.changes.checked()) and self.proposal is not None and self.proposal.is_open
+        self.accept_checked.setEnabled(on)
+        self.reject_checked.setEnabled(on)
 
     def _source_clicked(self, url) -> None:
-        ref = url.toString().removeprefix("src:")
-        source = Source(ref)
+        source = Source(url.toString().removeprefix("src:"))
         self.openRequested.emit(source.path, (source.lines or (1, 1))[0])
 
     # ----- choosing ------------------------------------------------------------------------------------
-    def checked_hunks(self) -> list[str]:
-        found = []
-        for i in range(self.hunks.topLevelItemCount()):
-            section = self.hunks.topLevelItem(i)
-            for j in range(section.childCount()):
-                item = section.child(j)
-                if item.checkState(0) == Qt.CheckState.Checked and item.flags() & Qt.ItemFlag.ItemIsUserCheckable:
-                    found.append(item.data(0, ROLE)[1])
-        return found
+    def checked_changes(self) -> list[str]:
+        return self.changes.checked()
 
-    def set_checked(self, hunk_ids) -> None:
-        wanted = set(hunk_ids)
-        for i in range(self.hunks.topLevelItemCount()):
-            section = self.hunks.topLevelItem(i)
-            for j in range(section.childCount()):
-                item = section.child(j)
-                if item.flags() & Qt.ItemFlag.ItemIsUserCheckable:
-                    item.setCheckState(0, Qt.CheckState.Checked if item.data(0, ROLE)[1] in wanted
-                                       else Qt.CheckState.Unchecked)
+    def set_checked(self, change_ids) -> None:
+        self.changes.set_checked(change_ids)
 
     def apply(self, *, all_changes: bool):
+        return self._decide_many(all_changes, accept=True)
+
+    def reject(self, *, all_changes: bool):
+        return self._decide_many(all_changes, accept=False)
+
+    def _decide_many(self, all_changes: bool, *, accept: bool):
         if self.proposal is None:
             return None
-        hunks = () if all_changes else tuple(self.checked_hunks())
-        if not all_changes and not hunks:
-            self.bar.show_message("Check the hunks or sections to accept first.", "info")
+        if all_changes:
+            return self.decide((), accept)          # () is every open change; core refuses a decided proposal
+        ids = self.checked_changes()
+        if not ids:
+            self.bar.show_message(f"Check the changes to {'accept' if accept else 'reject'} first.", "info")
+            return None
+        return self.decide(ids, accept)
+
+    def decide(self, change_ids, accept: bool):
+        """Accept or reject these changes (each brings the changes it belongs with) and nothing else;
+        no ids: every open change."""
+        if self.proposal is None:
+            return None
+        ws, pid, ids = self.controller.ws, self.proposal.id, tuple(change_ids)
+        self.changes.mark_pending(ids or [c.id for c in self.proposal.undecided()], accept)
+
+        def job(_ctx):
+            from core.dream import apply_proposal, reject_proposal
+
+            if accept:
+                result = apply_proposal(ws, pid, change_ids=ids, reviewed=True)
+                return Outcome(result.changes | ws.proposal_changes(pid), result)   # MEMORY.md and the decision
+            return Outcome(ws.proposal_changes(pid), reject_proposal(ws, pid, change_ids=ids))
+
+        def done(outcome) -> None:
+            value = outcome.value
+            proposal = value.proposal if accept else value
+            self.show_proposal(proposal)
+            if not accept:
+                self.bar.show_message(f"Rejected {len(ids) or 'every open'} change(s); MEMORY.md is unchanged.",
+                                      "info")
+            elif value.wrote:
+                how = {"append": " (rebased over an outside append)", "replay": " (replayed onto the current file)"}
+                self.bar.show_message(f"Accepted {len(value.applied)} change(s) into MEMORY.md"
+                                      f"{how.get(value.rebased, '')}. Undo takes them out again.", "info")
+            else:
+                self.bar.show_message(f"Nothing to write: {len(value.already)} change(s) were already in MEMORY.md.",
+                                      "info")
+            self.decided.emit(proposal)
+        self._set_enabled(False)
+        return self.controller.run_op(job, name="accept changes" if accept else "reject changes", on_success=done,
+                                      on_failed=self._failed)
+
+    def promote(self, index: int):
+        if self.proposal is None:
             return None
         ws, pid = self.controller.ws, self.proposal.id
 
         def job(_ctx):
-            from core.dream import apply_proposal
+            from core.dream import promote
 
-            result = apply_proposal(ws, pid, hunk_ids=hunks, reviewed=True)
-            return Outcome(result.changes | ws.proposal_changes(pid), result)   # MEMORY.md and the decision
+            result = promote(ws, pid, index)
+            return Outcome(result.changes | ws.proposal_changes(pid), result)
 
         def done(outcome) -> None:
             result = outcome.value
             self.show_proposal(result.proposal)
-            how = {"append": " (rebased over an outside append)", "replay": " (replayed onto the current file)"}
-            if result.wrote:
-                self.bar.show_message(f"Accepted {len(result.applied)} change(s) into MEMORY.md"
-                                      f"{how.get(result.rebased, '')}. Undo puts the old version back.", "info")
-            else:
-                self.bar.show_message(f"Nothing to write: {len(result.already)} change(s) were already in MEMORY.md.",
-                                      "info")
+            self.bar.show_message("Promoted into MEMORY.md." if result.wrote else
+                                  "Promoted: it was already in MEMORY.md.", "info")
             self.decided.emit(result.proposal)
-        self._set_enabled(False)
-        return self.controller.run_op(job, name="apply proposal", on_success=done, on_failed=self._failed)
-
-    def reject(self, *, all_changes: bool):
-        if self.proposal is None:
-            return None
-        hunks = () if all_changes else tuple(self.checked_hunks())
-        if not all_changes and not hunks:
-            self.bar.show_message("Check the hunks or sections to reject first.", "info")
-            return None
-        ws, pid = self.controller.ws, self.proposal.id
-
-        def job(_ctx):
-            from core.dream import reject_proposal
-
-            return Outcome(ws.proposal_changes(pid), reject_proposal(ws, pid, hunk_ids=hunks))
-
-        def done(outcome) -> None:
-            proposal = outcome.value
-            self.show_proposal(proposal)
-            self.bar.show_message("Rejected; MEMORY.md is unchanged.", "info")
-            self.decided.emit(proposal)
-        self._set_enabled(False)
-        return self.controller.run_op(job, name="reject proposal", on_success=done, on_failed=self._failed)
+        return self.controller.run_op(job, name="promote fact", on_success=done, on_failed=self._failed)
 
     def _failed(self, exc) -> None:
         self.bar.show_message(str(exc), "error")
@@ -259,9 +266,18 @@ class ProposalReview(QWidget):
     def undo_last(self):
         ws = self.controller.ws
 
-        def done(_changes) -> None:
-            self.bar.show_message("MEMORY.md is back to the version before the last change.", "info")
+        def job(_ctx):
+            from core.dream import undo_last_accept
+
+            undone = undo_last_accept(ws)
+            return Outcome(undone.changes | ws.proposal_changes(undone.proposal.id), undone)
+
+        def done(outcome) -> None:
+            undone = outcome.value
+            self.bar.show_message(f"Took {len(undone.reverted)} accepted change(s) of proposal {undone.proposal.id} "
+                                  f"out of MEMORY.md; they are open for review again.", "info")
             self.undone.emit()
-        return self.controller.run_op(lambda ctx: ws.undo("MEMORY.md"), name="undo MEMORY.md", on_success=done,
+            self.decided.emit(undone.proposal)
+        return self.controller.run_op(job, name="undo accept", on_success=done,
                                       on_failed=lambda exc: self.bar.show_message(f"Nothing undone: {exc}",
                                                                                   "warning"))

@@ -2,7 +2,8 @@
 
 A subclass builds its body widget, calls `self.finish(body)`, and implements
 `read_job()` (a function run on the task pool that returns what `_show` displays)
-and `_show(result)`. A failed read says why and offers to try again.
+and `_show(result)`. A failed read says why and offers to try again. Every reader has a
+find-in-file line under its body.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
 from desktop.views.bars import MessageBar
+from desktop.views.find_bar import FindBar
 from desktop.views.secrets_bar import SecretsBar
 from desktop.views.layout import title_label, titled_column
 
@@ -31,8 +33,9 @@ class Reader(QWidget):
         self.secrets.redacted.connect(lambda _changes: self.refresh())
 
     def finish(self, body: QWidget) -> None:
-        """Lay the view out and start the first read."""
-        titled_column(self, self.title, self.bar, body).insertWidget(2, self.secrets)   # under the bar
+        """Lay the view out (a find-in-file line under the body) and start the first read."""
+        self.find_bar = FindBar(body)
+        titled_column(self, self.title, self.bar, body, self.find_bar).insertWidget(2, self.secrets)   # under the bar
         self.refresh()
 
     def read_job(self) -> Callable[[Any], Any]:

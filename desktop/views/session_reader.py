@@ -35,15 +35,22 @@ def _pretty_args(arguments) -> str:
     return json.dumps(arguments, ensure_ascii=False, indent=2)
 
 
+def short_time(ts) -> str:
+    """"11-10 09:06" from an ISO time stamp ("" when there is none)."""
+    text = str(ts or "")
+    return f"{text[5:10]} {text[11:16]}" if len(text) >= 16 and text[10] in "T " else text
+
+
 class SessionReader(Reader):
     def __init__(self, controller, rel_path: str, parent=None):
         self.session_id = rel_path.rsplit("/", 1)[-1].removesuffix(".log.jsonl")
         super().__init__(controller, rel_path, f"Session {self.session_id}", parent)
         self.records: list[tuple[int, dict]] = []
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["line", "role", "message"])
+        self.tree.setHeaderLabels(["line", "time", "role", "message"])
         self.tree.setColumnWidth(0, 60)
-        self.tree.setColumnWidth(1, 90)
+        self.tree.setColumnWidth(1, 95)
+        self.tree.setColumnWidth(2, 90)
         self.tree.setWordWrap(True)
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemDoubleClicked.connect(self._activated)
@@ -72,25 +79,25 @@ class SessionReader(Reader):
                 summary = f"{record.get('name', 'tool')} → {summary}"
             elif calls and not summary:
                 summary = "calls " + ", ".join(str((c.get("function") or {}).get("name", "?")) for c in calls)
-            item = QTreeWidgetItem(self.tree, [str(line), role, summary])
+            item = QTreeWidgetItem(self.tree, [str(line), short_time(record.get("ts")), role, summary])
             item.setData(0, ROLE, ("message", line))
-            item.setForeground(1, QBrush(QColor(colours.get(role, c.system))))
-            item.setFont(1, bold)
+            item.setForeground(2, QBrush(QColor(colours.get(role, c.system))))
+            item.setFont(2, bold)
             if record.get("ts"):
-                item.setToolTip(0, str(record["ts"]))
+                item.setToolTip(1, str(record["ts"]))
             if content and (len(content) > PREVIEW_CHARS or "\n" in content.strip()):
-                child = QTreeWidgetItem(item, ["", "", content])
+                child = QTreeWidgetItem(item, ["", "", "", content])
                 child.setData(0, ROLE, ("content", line))
             for call in calls:
                 function = call.get("function") or {}
-                child = QTreeWidgetItem(item, ["", "call", f"{function.get('name', '?')}("
-                                                           f"{_pretty_args(function.get('arguments', ''))})"])
+                child = QTreeWidgetItem(item, ["", "", "call", f"{function.get('name', '?')}("
+                                                               f"{_pretty_args(function.get('arguments', ''))})"])
                 child.setData(0, ROLE, ("call", line))
-                child.setForeground(1, QBrush(QColor(c.tool)))
+                child.setForeground(2, QBrush(QColor(c.tool)))
             for rel in dict.fromkeys(EVICTED.findall(content or "")):
-                link = QTreeWidgetItem(item, ["", "evicted", f"Open the full result: {rel}"])
+                link = QTreeWidgetItem(item, ["", "", "evicted", f"Open the full result: {rel}"])
                 link.setData(0, ROLE, ("evicted", rel))
-                link.setForeground(2, QBrush(QColor(c.heading)))
+                link.setForeground(3, QBrush(QColor(c.heading)))
                 item.setExpanded(True)
             if line in expanded:
                 item.setExpanded(True)

@@ -86,3 +86,24 @@ def make_controller(qapp):
     yield make
     for controller in made:
         assert controller.shutdown(timeout_s=20), "a background job did not stop within 20 s"
+
+
+@pytest.fixture
+def window(qtbot):
+    """Main windows (quiet: no scheduler, watcher or index unless options say so), closed at the end."""
+    from PySide6.QtCore import QSettings
+
+    from desktop.main_window import MainWindow
+    from tests.support.qt_views import QUIET, discard_edits
+
+    made = []
+
+    def make(options=QUIET):
+        win = MainWindow(qsettings=QSettings(), controller_options=dict(options))
+        made.append(win)
+        return win
+    yield make
+    for win in made:
+        discard_edits(win.views.values())
+        win.close()
+        win.deleteLater()

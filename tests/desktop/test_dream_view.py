@@ -41,9 +41,10 @@ def test_dream_now_propose_accept_then_undo(qtbot, demo_workspace, make_controll
     proposal = view.review.proposal
     assert proposal.is_open and proposal.changes
     assert view.list.count() == 1 and "proposed" in view.state.text()
-    assert view.review.hunks.topLevelItemCount() >= 1                      # sections
+    assert view.review.changes.topLevelItemCount() >= 1                    # sections
     assert view.review.diff.alignment is not None and not view.review.diff.alignment.identical
     added = next(c for c in proposal.changes if c.kind == "add")
+    view.review.changes.setCurrentItem(view.review.changes.rows[added.id])
     assert added.sources and added.sources[0] in view.review.details.toHtml()
 
     with qtbot.waitSignal(view.review.decided, timeout=20_000):
@@ -56,26 +57,25 @@ def test_dream_now_propose_accept_then_undo(qtbot, demo_workspace, make_controll
     with qtbot.waitSignal(view.review.undone, timeout=20_000):
         view.review.undo.click()
     assert ws.read_memory().text == before
+    assert list_proposals(ws.paths)[0].status == "pending"                # its changes are open again
 
 
-def test_accept_only_the_checked_hunks(qtbot, demo_workspace, make_controller):
+def test_accept_only_the_checked_changes(qtbot, demo_workspace, make_controller):
     ws = demo_workspace
     controller = make_controller(ws, llm_factory=no_model)
     view = dream_view(qtbot, controller)
     dream(qtbot, view)
     proposal = view.review.proposal
-    hunks = [h for h in proposal.hunks() if h.change_ids]
-    assert len(hunks) >= 2
-    first = hunks[0]
-    view.review.set_checked([first.id])
-    assert view.review.checked_hunks() == [first.id]
+    adds = [c for c in proposal.changes if c.kind == "add" and not c.group]
+    assert len(adds) >= 3
+    chosen = [adds[0].id, adds[1].id]
+    view.review.set_checked(chosen)
+    assert view.review.checked_changes() == chosen and view.review.accept_checked.isEnabled()
     with qtbot.waitSignal(view.review.decided, timeout=20_000):
         view.review.accept_checked.click()
     text = ws.read_memory().text
-    applied = [proposal.change(cid) for cid in first.change_ids]
-    assert all(c.after in text for c in applied if c.kind == "add")
-    others = [proposal.change(cid) for h in hunks[1:] for cid in h.change_ids]
-    assert any(c.kind == "add" and c.after not in text for c in others)
+    assert adds[0].after in text and adds[1].after in text
+    assert all(c.after not in text for c in adds[2:])
     assert view.review.proposal.is_open                  # the rest still waits for review
 
 

@@ -2,32 +2,12 @@
 shortcuts, and window state kept between runs."""
 from __future__ import annotations
 
-import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtGui import QKeySequence
 
 from core.store.atomic import append_durable
-from desktop.main_window import MainWindow
 from desktop.sidebar import ROLE
 
-from tests.support.qt_views import demo_log_with, discard_edits
-
-QUIET = {"schedule": False, "watch": False, "index": False}
-
-
-@pytest.fixture
-def window(qtbot):
-    made = []
-
-    def make(options=QUIET):
-        win = MainWindow(qsettings=QSettings(), controller_options=dict(options))
-        made.append(win)
-        return win
-    yield make
-    for win in made:
-        discard_edits(win.views.values())
-        win.close()
-        win.deleteLater()
+from tests.support.qt_views import demo_log_with
 
 
 def opened(qtbot, win, path):

@@ -12,11 +12,11 @@ from PySide6.QtGui import QTextCursor
 from core.dream import run_dream
 from core.errors import ConflictError
 from desktop.views.chat_panel import ChatPanel
-from desktop.views.memory_editor import MemoryEditor
 from desktop.views.proposal_review import ProposalReview
 
 from tests.support.blocking_llm import no_model
 from tests.support.fakes import session_llm
+from tests.support.qt_views import open_memory_editor
 
 
 def listen(qapp, controller, *signals) -> list[tuple]:
@@ -70,7 +70,8 @@ def test_accepting_a_proposal_publishes_memory_and_the_decision(qtbot, qapp, dem
     heard.clear()
     with qtbot.waitSignal(review.undone, timeout=20_000):
         review.undo.click()
-    assert [c.paths for c in published(heard)] == [("MEMORY.md",)]
+    # MEMORY.md without the accepted changes, and the proposal, where they are open again
+    assert [c.paths for c in published(heard)] == [("MEMORY.md", f".reverie/proposals/{proposal.id}.json")]
 
 
 def test_rejecting_publishes_the_decision_and_a_refused_reject_publishes_nothing(qtbot, qapp, demo_workspace,
@@ -94,14 +95,6 @@ def test_rejecting_publishes_the_decision_and_a_refused_reject_publishes_nothing
     assert heard == []                                  # neither published nor decided
 
 
-def open_editor(qtbot, controller) -> MemoryEditor:
-    editor = MemoryEditor(controller, "MEMORY.md")
-    qtbot.addWidget(editor)
-    with qtbot.waitSignal(editor.loaded, timeout=10_000):
-        pass
-    return editor
-
-
 def add_line(editor, text: str) -> None:
     cursor = editor.editor.textCursor()
     cursor.movePosition(QTextCursor.MoveOperation.End)
@@ -112,7 +105,7 @@ def add_line(editor, text: str) -> None:
 def test_saving_and_undoing_a_document_publish_their_changes(qtbot, qapp, demo_workspace, make_controller):
     ws = demo_workspace
     controller = make_controller(ws, index=False)
-    editor = open_editor(qtbot, controller)
+    editor = open_memory_editor(qtbot, controller)
     heard = listen(qapp, controller, ("saved", editor.saved))
     add_line(editor, "\n- Prefers window seats\n")
     with qtbot.waitSignal(editor.saved, timeout=10_000):
@@ -132,7 +125,7 @@ def test_saving_and_undoing_a_document_publish_their_changes(qtbot, qapp, demo_w
 def test_a_save_that_conflicts_publishes_nothing(qtbot, qapp, demo_workspace, make_controller):
     ws = demo_workspace
     controller = make_controller(ws, index=False)
-    editor = open_editor(qtbot, controller)
+    editor = open_memory_editor(qtbot, controller)
     add_line(editor, "\n- Mine\n")
     snap = ws.read_memory()
     ws.write_memory(snap.text.replace("Drinks tea, not coffee", "Drinks coffee now"), snap.hash, reason="outside")
@@ -145,7 +138,7 @@ def test_a_save_that_conflicts_publishes_nothing(qtbot, qapp, demo_workspace, ma
 def test_saving_while_closing_publishes_on_the_main_thread(qtbot, qapp, demo_workspace, make_controller):
     ws = demo_workspace
     controller = make_controller(ws, index=False)
-    editor = open_editor(qtbot, controller)
+    editor = open_memory_editor(qtbot, controller)
     heard = listen(qapp, controller)
     add_line(editor, "\n- Saved on the way out\n")
     assert editor.save_blocking()

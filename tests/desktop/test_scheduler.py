@@ -77,7 +77,7 @@ def test_agent_activity_keeps_the_scheduler_from_dreaming(qtbot, demo_workspace,
     qtbot.waitUntil(lambda: len(statuses) >= 5, timeout=10_000)
     assert not finished and not statuses[-1].idle and statuses[-1].dream_due
     assert describe_idle(statuses[-1].idle_for_s) == "agent: active now"
-    assert describe_next_dream(statuses[-1], controller.now()) == "dream due: waits for idle"
+    assert describe_next_dream(statuses[-1], controller.now()) == "next dream: after 10 min idle (10 min to go)"
 
 
 def test_stopping_the_scheduler_stops_its_thread(qtbot, demo_workspace, make_controller):

@@ -3,11 +3,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from PySide6.QtCore import QSettings
 
 from core.store.atomic import append_durable
-from desktop.main_window import MainWindow
 from desktop.sidebar import ROLE, SECRET_MARK
 from desktop.views.daily_log_editor import DailyLogEditor
 from desktop.views.session_reader import SessionReader
@@ -15,22 +12,6 @@ from desktop.views.session_reader import SessionReader
 from tests.support.qt_views import demo_log_with, discard_edits
 
 PASSWORD = "Heron-Glide-3307"
-QUIET = {"schedule": False, "watch": False, "index": False}
-
-
-@pytest.fixture
-def window(qtbot):
-    made = []
-
-    def make():
-        win = MainWindow(qsettings=QSettings(), controller_options=dict(QUIET))
-        made.append(win)
-        return win
-    yield make
-    for win in made:
-        discard_edits(win.views.values())
-        win.close()
-        win.deleteLater()
 
 
 def paste_password(ws, text: str = "Maya drinks tea") -> str:
@@ -101,7 +82,7 @@ def test_a_session_with_a_secret_has_the_banner_too(qtbot, demo_workspace, make_
     qtbot.waitUntil(lambda: reader.secrets.kind == "warning", timeout=10_000)
     with qtbot.waitSignal(reader.loaded, timeout=10_000):
         reader.secrets.buttons["Redact"].click()
-    texts = [reader.tree.topLevelItem(i).text(2) for i in range(reader.tree.topLevelItemCount())]
+    texts = [reader.tree.topLevelItem(i).text(3) for i in range(reader.tree.topLevelItemCount())]
     assert any("[redacted password]" in t for t in texts) and not any(PASSWORD in t for t in texts)
     assert all(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.support.dreamkit import REVIEW_NOW, review_workspace
+from tests.support.dreamkit import REVIEW_NOW, dreamed_review
 
 from core.dream import apply_proposal, load_proposal, promote, proposed_text, reject_proposal, run_dream
 from core.dream.proposals import save_proposal
@@ -15,10 +15,7 @@ PASSWORD = "Hx7!pQ2rZ9wL"
 
 @pytest.fixture
 def dreamed(workspace):
-    review_workspace(workspace)
-    proposal = run_dream(workspace, None, now=REVIEW_NOW).proposal
-    assert proposal is not None
-    return workspace, proposal
+    return dreamed_review(workspace)
 
 
 def skipped_index(proposal, kind: str) -> int:

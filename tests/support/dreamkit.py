@@ -113,3 +113,13 @@ def review_workspace(ws, log: list[str] | None = None) -> None:
                           now=dt.datetime(2026, 11, 3, 22, tzinfo=dt.timezone.utc))
     write_log(ws, "2026-11-09", REVIEW_LOG if log is None else log,
               mtime=dt.datetime(2026, 11, 9, 20, tzinfo=dt.timezone.utc).timestamp())
+
+
+def dreamed_review(ws):
+    """`review_workspace` dreamed once without a model: (ws, its proposal)."""
+    from core.dream import run_dream
+
+    review_workspace(ws)
+    proposal = run_dream(ws, None, now=REVIEW_NOW).proposal
+    assert proposal is not None
+    return ws, proposal
