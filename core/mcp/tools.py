@@ -92,7 +92,7 @@ class MemoryTools:
     def memory_get(self, path: str, start: int = 1, end: int | None = None) -> str:
         rel = self.confined(path)
         if not self.ws.resolve(rel).is_file():
-            raise NotFoundError(f"no file {rel!r} in the workspace")
+            return f"{rel} is empty (no such file yet)"   # as other memory servers answer: not an error
         lines = self.ws.read(rel).text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()   # the newline that ends the last line is not a line of its own
