@@ -1,7 +1,10 @@
 """`reverie connect CLIENT WS`: write a client's MCP configuration so it starts `reverie mcp WS`.
 
     reverie connect claude-code|codex|cursor|claude-desktop WS [--scope project|user] [--project DIR]
-                    [--name NAME] [--dry-run]
+                    [--name NAME] [--hooks] [--dry-run]
+
+--hooks (Claude Code): also its SessionEnd / PreCompact hooks, which import the session's transcript
+and flush the new messages (`reverie hook claude-code WS`).
 """
 from __future__ import annotations
 
@@ -19,6 +22,8 @@ def register(sub) -> None:
                    help="project (the current folder or --project) or user (your home); default: the client's usual")
     p.add_argument("--project", default=None, help="the project folder for --scope project (default: here)")
     p.add_argument("--name", default=DEFAULT_NAME, help=f"the server's name in the client (default {DEFAULT_NAME})")
+    p.add_argument("--hooks", action="store_true", help="claude-code: also add SessionEnd/PreCompact hooks that "
+                                                        "import the transcript and flush it")
     p.add_argument("--dry-run", action="store_true", help="print the change as a diff; write nothing")
     p.set_defaults(func=cmd_connect)
 
@@ -26,24 +31,37 @@ def register(sub) -> None:
 def cmd_connect(args) -> int:
     from pathlib import Path
 
-    from core.connect import apply, plan_connection
+    from core.connect import plan_connection
     from core.errors import ConfigError
     from core.workspace import Workspace
 
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", args.name):
         raise ConfigError(f"--name takes letters, digits, _ and - (not {args.name!r})")
+    if args.hooks and args.client != "claude-code":
+        raise ConfigError("--hooks is for claude-code (the other clients have no session hooks Reverie uses)")
     root = Workspace.open(args.path).root
-    planned = plan_connection(args.client, root, scope=args.scope,
-                              project=Path(args.project) if args.project else None, name=args.name)
+    project = Path(args.project) if args.project else None
+    plans = [plan_connection(args.client, root, scope=args.scope, project=project, name=args.name)]
+    if args.hooks:
+        from core.connect.hooks import plan_hooks, settings_target
+
+        plans.append(plan_hooks(settings_target(plans[0].target.scope, project=project), root))
+    for planned in plans:
+        _write(planned, args.dry_run)
+    if not args.dry_run and any(p.changed for p in plans):
+        print(f"restart {args.client} (or reload its MCP servers) to start using {root}")
+    return 0
+
+
+def _write(planned, dry_run: bool) -> None:
+    from core.connect import apply
+
     where = planned.target.path
     if not planned.changed:
-        print(f"{where} already starts `reverie mcp {root}` as {args.name!r}; nothing to change")
-        return 0
-    if args.dry_run:
+        print(f"{where} is up to date; nothing to change")
+    elif dry_run:
         sys.stdout.write(planned.diff())
         print(f"(dry run: {where} not written)")
-        return 0
-    backup = apply(planned)
-    print(f"wrote {args.name!r} into {where}" + (f" (the old file is kept as {backup.name})" if backup else ""))
-    print(f"restart {args.client} (or reload its MCP servers) to start using {root}")
-    return 0
+    else:
+        backup = apply(planned)
+        print(f"wrote {where}" + (f" (the old file is kept as {backup.name})" if backup else ""))

@@ -36,7 +36,7 @@ class Planned:
                                             fromfile=name if self.old_text else "/dev/null", tofile=name))
 
 
-def _read(path: Path) -> str:
+def read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -104,7 +104,7 @@ def _append_table(text: str, name: str, entry: dict) -> str:
 
 def plan(target: Target, name: str, entry: dict) -> Planned:
     """The file as it is and as it would be with the server entry merged in."""
-    old = _read(target.path)
+    old = read_text(target.path)
     merge = _merge_toml if target.format == "toml" else _merge_json
     return Planned(target, old, merge(target.path, old, name, entry))
 

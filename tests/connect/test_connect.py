@@ -61,7 +61,7 @@ def test_json_clients_merge_keep_everything_else_and_back_up(setup, client, scop
     before = json.loads(_place(fixture, path))
     done = _connect(client, ws, home, project, "--scope", scope)
     assert done.returncode == 0, done.stderr
-    assert f"into {path}" in done.stdout
+    assert f"wrote {path}" in done.stdout
     after = json.loads(path.read_text(encoding="utf-8"))
     entry = after["mcpServers"]["reverie"]
     assert entry["args"] == ["mcp", str(ws)] and Path(entry["command"]).name in ("reverie", "python")
