@@ -108,7 +108,7 @@ class IdleMonitor:
         if not written:
             return ""
         seen = activity_log.latest(self.paths)
-        if seen is not None and seen.timestamp >= written:
+        if seen is not None and seen.timestamp >= written - 0.001:   # the log keeps microseconds, mtimes more
             return ""
         activity_log.record_activity(self.paths, OUTSIDE_AGENT, "file", where, written)
         return where

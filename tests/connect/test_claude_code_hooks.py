@@ -49,6 +49,7 @@ def test_a_transcript_written_in_slices_is_imported_exactly_once(tmp_path):
     reply = next(m for m in got if m.get("tool_calls") and m["content"].startswith("I'll look"))
     assert [c["id"] for c in reply["tool_calls"]] == ["toolu_01", "toolu_02"]     # the reply sliced mid-way is whole
     assert last_by_agent(ws.paths)["claude-code"].kind == "session_end"
+    assert last_by_agent(ws.paths)["import"].detail == f"sessions/{expected.session_id}.log.jsonl"   # the importer's own
     bad = _hook(command, "{not json", env)
     assert bad.returncode == 1 and bad.stderr.startswith("reverie hook: the hook input is not JSON")
     gone = _hook(command, {**payload, "transcript_path": str(tmp_path / "nope.jsonl")}, env)

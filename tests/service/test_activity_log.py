@@ -85,4 +85,27 @@ def test_outside_writes_are_logged_once_under_files(workspace):
     assert monitor.record_outside_write() == "sessions/outside.log.jsonl"
     assert monitor.record_outside_write() == ""                     # already logged
     entry = last_by_agent(workspace.paths)[OUTSIDE_AGENT]
-    assert (entry.kind, entry.detail, entry.timestamp) == ("file", "sessions/outside.log.jsonl", os.stat(log).st_mtime)
+    assert (entry.kind, entry.detail) == ("file", "sessions/outside.log.jsonl")
+    assert entry.timestamp == pytest.approx(os.stat(log).st_mtime, abs=1e-3)
+
+
+def test_harness_turns_and_session_ends_are_recorded_under_the_agents_name(workspace):
+    from core.harness.agent import HarnessAgent
+    from core.harness.flush import FLUSH_REQUEST
+    from tests.support.fakes import ScriptedLLM
+
+    def reply(messages):
+        if messages[0]["content"].startswith("You summarise"):
+            return json.dumps({"intent": "", "achieved": [], "pending": [], "decisions": [], "artifacts": [],
+                               "failed_attempts": [], "next_steps": []})
+        if messages[-1]["content"].endswith(FLUSH_REQUEST):
+            return "NO_REPLY"
+        return json.dumps({"tool": "answer", "input": "hello"})
+
+    agent = HarnessAgent(workspace, ScriptedLLM(reply), session_id="s-9", agent_name="reverie agent")
+    assert agent.run_turn("hi").answer == "hello"
+    entry = last_by_agent(workspace.paths)["reverie agent"]
+    assert (entry.kind, entry.detail) == ("turn", "s-9")
+    agent.end_session()
+    assert last_by_agent(workspace.paths)["reverie agent"].kind == "session_end"
+    assert HarnessAgent(workspace, ScriptedLLM(reply)).agent_name == "harness"
