@@ -40,7 +40,8 @@ log = logging.getLogger("reverie.mcp")
 SERVER_NAME = "reverie"
 INSTRUCTIONS = (
     "Long-term memory of this agent, kept as plain files: MEMORY.md (curated facts), memory/YYYY-MM-DD.md "
-    "(daily logs), sessions/, checkpoints/, handoffs/ and progress.md. Search before you ask the person "
+    "(daily logs), sessions/, checkpoints/, handoffs/ and progress.md. Starting a task, memory_recent tells "
+    "what happened lately. Search before you ask the person "
     "something they may have told you already (memory_search, then memory_get for the lines around a hit). "
     "Write new durable facts with memory_append (one fact per call). Keep progress.md current with "
     "progress_update, save a checkpoint before side effects, and read it back after a restart."
