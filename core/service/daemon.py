@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, ContextManager
 
 from core.cancel import CancelToken
 from core.config import load_settings
@@ -41,9 +41,16 @@ def scheduler_lock_path(paths) -> Path:
     return paths.locks_dir / SCHEDULER_LOCK
 
 
+def scheduler_lock(paths) -> ContextManager[bool]:
+    """Hold the workspace's scheduler lock while the block runs, if no other scheduler holds it: yields
+    True when this process may schedule, False (at once) when another one does. The app's scheduler
+    takes it too, so the app and `reverie serve` never both dream on one workspace."""
+    return lock_if_free(scheduler_lock_path(paths))
+
+
 def scheduler_running(paths) -> bool:
     """Whether some process (the app, `reverie serve`) is scheduling this workspace now."""
-    with lock_if_free(scheduler_lock_path(paths)) as free:
+    with scheduler_lock(paths) as free:
         return not free
 
 
@@ -151,7 +158,7 @@ class Daemon:
         """Tick every `interval_s` while holding the scheduler lock, until `cancel` is cancelled."""
         waiting_said = False
         while not self.cancel.cancelled:
-            with lock_if_free(scheduler_lock_path(self.ws.paths)) as mine:
+            with scheduler_lock(self.ws.paths) as mine:
                 if mine:
                     self.report(f"scheduling {self.ws.root} (idle after {self._idle_minutes():g} min)")
                     self._loop(interval_s)

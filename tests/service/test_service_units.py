@@ -65,3 +65,14 @@ def test_the_cli_writes_into_home_without_loading_with_no_load(tmp_path):
     assert done.returncode == 0 and not written.exists()
     done = cli("service", "install", str(tmp_path / "nowhere"), "--no-load")
     assert done.returncode == 2 and done.stderr.startswith("reverie: error: no workspace at")
+
+
+def test_one_scheduler_per_workspace(workspace):
+    from core.service import scheduler_lock, scheduler_running
+
+    assert not scheduler_running(workspace.paths)
+    with scheduler_lock(workspace.paths) as mine:
+        assert mine and scheduler_running(workspace.paths)
+        with scheduler_lock(workspace.paths) as second:
+            assert not second                        # the app finds `serve` running (and the other way round)
+    assert not scheduler_running(workspace.paths)
