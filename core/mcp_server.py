@@ -102,7 +102,8 @@ def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThr
     tools = tools or MemoryTools(workspace)
     run = runner or _OneThread()
     server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
-    server.middleware.append(activity or ActivityMiddleware(workspace.paths, run))
+    gap = workspace.settings.dream.idle_minutes * 60.0
+    server.middleware.append(activity or ActivityMiddleware(workspace.paths, run, session_gap_s=gap))
     reads = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
     adds = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                            open_world_hint=False)
@@ -245,7 +246,7 @@ def run_stdio(workspace_path: str, *, protocol_out: TextIOWrapper | None = None)
 
     workspace = Workspace.open(workspace_path)
     runner = _OneThread()
-    activity = ActivityMiddleware(workspace.paths, runner)
+    activity = ActivityMiddleware(workspace.paths, runner, session_gap_s=workspace.settings.dream.idle_minutes * 60.0)
     server = build_server(workspace, runner=runner, activity=activity)
     log.info("serving %s over stdio", workspace.root)
     try:

@@ -5,11 +5,14 @@ from `initialize` (clientInfo.name: "claude-code", "cursor", "codex-mcp-client",
 and records each call under that name, so an agent that only searches and reads keeps
 the workspace active and no dream starts under it. When the client goes away (its
 stdin closes) a connection that made calls counts as one ended session toward the
-dream's session gate, as a harness session does.
+dream's session gate, as a harness session does. A client that keeps the server running
+all day (Claude Code, Cursor) would end no session that way, so a pause of `session_gap_s`
+(the idle setting) between calls also ends one: the calls after it are the next session.
 """
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Awaitable, Callable
 
 from core.dream.state import record_session_ended
@@ -53,11 +56,15 @@ def client_name(ctx) -> str:
 class ActivityMiddleware:
     """A `ServerMiddleware`: `(ctx, call_next) -> result`, recording calls on the workspace thread."""
 
-    def __init__(self, paths, run: Callable[..., Awaitable[Any]]):
+    def __init__(self, paths, run: Callable[..., Awaitable[Any]], *, session_gap_s: float = 600.0,
+                 clock: Callable[[], float] = time.time):
         self.paths = paths
         self.run = run              # the server's one workspace thread: records stay in call order
+        self.session_gap_s = session_gap_s
+        self.clock = clock
         self.client = UNNAMED_CLIENT
-        self.calls = 0
+        self.calls = 0              # calls of the current session
+        self.last_call = 0.0
 
     async def __call__(self, ctx, call_next):
         method = getattr(ctx, "method", "")
@@ -74,18 +81,26 @@ class ActivityMiddleware:
         return await call_next(ctx)
 
     async def _record(self, kind: str, detail: str) -> None:
-        self.calls += 1
+        now = self.clock()
         try:
-            await self.run(record_activity, self.paths, self.client, kind, detail)
+            if self.calls and now - self.last_call >= self.session_gap_s:
+                await self.run(self._end_session, self.last_call)     # the pause ended the last session
+            self.calls += 1
+            self.last_call = now
+            await self.run(record_activity, self.paths, self.client, kind, detail, now)
         except (OSError, CoreError) as exc:   # a full disk must not fail the agent's call; idle is only a hint
             log.warning("could not record MCP activity: %s", exc)
 
+    def _end_session(self, when: float | None = None) -> None:
+        calls, self.calls = self.calls, 0
+        record_activity(self.paths, self.client, "session_end", f"{calls} call(s)", when)
+        record_session_ended(self.paths)
+
     def finish(self) -> None:
-        """The client went away: a connection that did something is one ended session."""
+        """The client went away: a connection that did something since its last session is one ended session."""
         if not self.calls:
             return
         try:
-            record_activity(self.paths, self.client, "session_end", f"{self.calls} call(s)")
-            record_session_ended(self.paths)
+            self._end_session()
         except (OSError, CoreError) as exc:
             log.warning("could not record the end of the MCP session: %s", exc)

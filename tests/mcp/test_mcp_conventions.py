@@ -66,3 +66,39 @@ def test_memory_recent_keeps_to_its_days_and_its_budget(workspace, monkeypatch):
     cut = memory_recent(workspace, days=30, today=today)
     assert cut["truncated"] and all(log["truncated"] for log in cut["daily_logs"])
     assert last_by_agent(workspace.paths)["codex"].kind == "search"
+
+
+def test_a_pause_as_long_as_the_idle_setting_ends_an_mcp_session(workspace):
+    from types import SimpleNamespace
+
+    from core.dream.state import load_state
+    from core.mcp.activity import ActivityMiddleware
+
+    now = [1_000.0]
+
+    async def run(fn, *args):
+        return fn(*args)
+
+    async def call_next(ctx):
+        return {"ok": True}
+
+    middleware = ActivityMiddleware(workspace.paths, run, session_gap_s=600, clock=lambda: now[0])
+
+    async def call(method, params):
+        return await middleware(SimpleNamespace(method=method, params=params, session=None), call_next)
+
+    async def day():
+        await call("initialize", {"clientInfo": {"name": "cursor", "version": "1"}})
+        for step in (0, 60, 120):                        # one session: calls a minute apart
+            now[0] = 1_000.0 + step
+            await call("tools/call", {"name": "memory_search", "arguments": {"query": "x"}})
+        assert load_state(workspace.paths).sessions_since == 0
+        now[0] = 1_000.0 + 120 + 600                      # back after the idle setting: a new session
+        await call("resources/read", {"uri": "memory://MEMORY.md"})
+        assert load_state(workspace.paths).sessions_since == 1
+    anyio.run(day)
+    middleware.finish()                                   # the client goes away: the second session ends
+    assert load_state(workspace.paths).sessions_since == 2
+    ends = [e for e in read_since(workspace.paths, 0) if e.kind == "session_end"]
+    assert [(e.agent, e.detail, e.timestamp) for e in ends][0] == ("cursor", "3 call(s)", 1_120.0)
+    assert ends[1].detail == "1 call(s)"
