@@ -99,3 +99,12 @@ def kill_and_reap(proc: subprocess.Popen, *, grace_s: float = 0.0) -> None:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+
+
+def reverie_command(*args: str) -> list[str]:
+    """The command line that runs `reverie ARGS` from another program (a service manager, an MCP
+    client's config): this installation's console script, or this Python with `-m core`."""
+    script = Path(sys.executable).with_name("reverie")
+    if script.is_file():
+        return [str(script), *args]
+    return [sys.executable, "-m", "core", *args]

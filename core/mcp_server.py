@@ -1,7 +1,10 @@
 """Reverie's MCP server on stdio (`reverie mcp PATH`), with the official `mcp` SDK 2.x.
 
-Tools: memory_search, memory_get, memory_append, checkpoint_save, checkpoint_load,
-handoff_create, handoff_read, progress_update. Resources: MEMORY.md (provenance
+Tools: memory_search, memory_get, memory_recent, memory_append, checkpoint_save,
+checkpoint_load, handoff_create, handoff_read, progress_update, each annotated with
+read-only / destructive / idempotent hints. Every call is recorded in the workspace's
+activity log under the client's name (core/mcp/activity.py), so an agent that only
+reads keeps the workspace active. Resources: MEMORY.md (provenance
 comments stripped) and today's daily log. The tools themselves live in
 core/mcp/tools.py; this module only wires them to the protocol.
 
@@ -28,6 +31,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from core.errors import CoreError
+from core.mcp.activity import ActivityMiddleware
+from core.mcp.recent import memory_recent as recent_activity
 from core.mcp.tools import MemoryTools
 from core.mcp.wire import CheckedLines, claim_stdin
 
@@ -36,7 +41,8 @@ log = logging.getLogger("reverie.mcp")
 SERVER_NAME = "reverie"
 INSTRUCTIONS = (
     "Long-term memory of this agent, kept as plain files: MEMORY.md (curated facts), memory/YYYY-MM-DD.md "
-    "(daily logs), sessions/, checkpoints/, handoffs/ and progress.md. Search before you ask the person "
+    "(daily logs), sessions/, checkpoints/, handoffs/ and progress.md. Starting a task, memory_recent tells "
+    "what happened lately. Search before you ask the person "
     "something they may have told you already (memory_search, then memory_get for the lines around a hit). "
     "Write new durable facts with memory_append (one fact per call). Keep progress.md current with "
     "progress_update, save a checkpoint before side effects, and read it back after a restart."
@@ -92,7 +98,8 @@ class _OneThread:
         self._pool.shutdown(wait=True)
 
 
-def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThread | None = None):
+def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThread | None = None,
+                 activity: ActivityMiddleware | None = None):
     """An MCPServer with Reverie's tools and resources over `workspace`."""
     from mcp.server.mcpserver import MCPServer
     from mcp_types import ToolAnnotations
@@ -100,8 +107,14 @@ def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThr
     tools = tools or MemoryTools(workspace)
     run = runner or _OneThread()
     server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
-    reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-    adds = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+    gap = workspace.settings.dream.idle_minutes * 60.0
+    server.middleware.append(activity or ActivityMiddleware(workspace.paths, run, session_gap_s=gap))
+    reads = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+    adds = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                           open_world_hint=False)
+    # progress_update replaces the blockers and the next step of progress.md (its history keeps the old)
+    replaces = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                               open_world_hint=False)
 
     @server.tool(annotations=reads)
     async def memory_search(
@@ -121,8 +134,17 @@ def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThr
         start: Annotated[int, Field(description="first line, 1-based", ge=1)] = 1,
         end: Annotated[int | None, Field(description="last line, inclusive (default: to the end)", ge=1)] = None,
     ) -> str:
-        """Read numbered lines of a file in the memory workspace (never outside it)."""
+        """Read numbered lines of a file in the memory workspace (never outside it). A file that does
+        not exist yet reads as empty."""
         return await run(tools.memory_get, path, start, end)
+
+    @server.tool(annotations=reads)
+    async def memory_recent(
+        days: Annotated[int, Field(description="how many days back, today included", ge=1, le=90)] = 7,
+    ) -> dict[str, Any]:
+        """What happened lately: the daily-log lines of the last N days, the sessions that ended and
+        each agent's last activity. Call it when you start a task."""
+        return await run(recent_activity, workspace, days)
 
     @server.tool(annotations=adds)
     async def memory_append(
@@ -189,7 +211,7 @@ def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThr
         """Read a hand-off packet."""
         return await run(tools.handoff_read, handoff_id, to_agent)
 
-    @server.tool(annotations=adds)
+    @server.tool(annotations=replaces)
     async def progress_update(
         goal: Annotated[str | None, Field(description="the task's original goal (set once)")] = None,
         done: Annotated[str | None, Field(description="what was just finished")] = None,
@@ -231,12 +253,13 @@ def run_stdio(workspace_path: str, *, protocol_out: TextIOWrapper | None = None)
 
     workspace = Workspace.open(workspace_path)
     runner = _OneThread()
-    server = build_server(workspace, runner=runner)
+    activity = ActivityMiddleware(workspace.paths, runner, session_gap_s=workspace.settings.dream.idle_minutes * 60.0)
+    server = build_server(workspace, runner=runner, activity=activity)
     log.info("serving %s over stdio", workspace.root)
     try:
         asyncio.run(serve(server, stdout=protocol_out))
     finally:
-        runner.shutdown(last=workspace.close)
+        runner.shutdown(last=lambda: (activity.finish(), workspace.close()))
     return 0
 
 

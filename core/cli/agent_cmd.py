@@ -97,7 +97,7 @@ def cmd_agent(args) -> int:
     ws = _open(args.path, args)
     llm = _client(ws, args.model, required=True)
     agent = HarnessAgent(ws, llm, session_id=args.session or None, max_steps=args.max_steps,
-                         on_event=_printer(args.quiet))
+                         on_event=_printer(args.quiet), agent_name="reverie agent")
     print(f"reverie agent — workspace {ws.root}, model {llm.model_id}, session {agent.session_id}")
     print(HELP)
     try:

@@ -1,9 +1,10 @@
 """Is the agent idle? No agent turn and no workspace file written for `idle_minutes`.
 
-Agent turns are seen two ways: an in-process agent (the app's chat panel, the
-harness) calls `note_agent_turn()`; an agent in another process either calls
-`record_agent_turn(paths)` or is simply seen through the files it writes (daily
-logs, session logs, progress.md, MEMORY.md). Reverie's own private state
+Agent turns are seen three ways: an in-process agent (the app's chat panel, the
+harness) calls `note_agent_turn()`; every entry point (MCP, `reverie agent`, the
+harness, importers) records into the shared activity log (core/store/activity.py,
+`record_agent_turn`); an outside agent is also seen through the files it writes
+(daily logs, session logs, progress.md, MEMORY.md). Reverie's own private state
 (`.reverie/`, the consolidation state, memory/superseded.md) does not count, and neither do the writes a
 dream itself made (`ignore_own_write`).
 
@@ -18,20 +19,20 @@ import time
 from typing import Callable
 
 from core.dream.state import parse_time
+from core.store import activity as activity_log
 from core.store.paths import WorkspacePaths
-from core.store.private import read_activity, write_activity
+from core.store.private import read_activity
 
 IGNORED_DIRS = {".reverie", ".git", "__pycache__"}
 # Written only by Reverie: the watermark, and the old values an accepted dream update replaced.
 IGNORED_FILES = {"memory/.consolidation_state", "memory/superseded.md"}
+OUTSIDE_AGENT = "files"   # the activity log's name for writes seen on disk, not announced by an agent
 
 
-def record_agent_turn(paths: WorkspacePaths, when: float | None = None) -> None:
-    """Tell every Reverie process that an agent turn just ran (cross-process idle tracking)."""
-    import datetime as dt
-
-    moment = dt.datetime.fromtimestamp(when if when is not None else time.time(), dt.timezone.utc)
-    write_activity(paths, moment.isoformat())
+def record_agent_turn(paths: WorkspacePaths, when: float | None = None, *, agent: str = "app",
+                      kind: str = "turn", detail: str = "") -> None:
+    """Tell every Reverie process that an agent just did something (the shared activity log)."""
+    activity_log.record_activity(paths, agent, kind, detail, when)
 
 
 def newest_write(paths: WorkspacePaths, ignore: dict[str, float] | None = None) -> tuple[float, str]:
@@ -81,18 +82,36 @@ class IdleMonitor:
         with self._lock:
             self._own[rel_path] = mtime
 
-    def _recorded_turn(self) -> float:
+    def _recorded(self) -> tuple[float, str]:
+        """The newest entry of the activity log (or of the single-time file older versions wrote)."""
         moment = parse_time(read_activity(self.paths))
-        return moment.timestamp() if moment else 0.0
+        best = (moment.timestamp() if moment else 0.0, "agent turn")
+        entry = activity_log.latest(self.paths)
+        if entry is not None and entry.timestamp > best[0]:
+            best = (entry.timestamp, f"{entry.agent}: {entry.kind}" + (f" {entry.detail}" if entry.detail else ""))
+        return best
 
     def last_activity(self) -> tuple[float, str]:
-        """(time, what) of the last activity: an agent turn or a file write."""
+        """(time, what) of the last activity: an agent's recorded call or turn, or a file write."""
         with self._lock:
             turn, own = self._turn, dict(self._own)
-        recorded = self._recorded_turn()
         written, where = newest_write(self.paths, own)
-        candidates = [(turn, "agent turn"), (recorded, "agent turn"), (written, f"{where} written")]
+        candidates = [(turn, "agent turn"), self._recorded(), (written, f"{where} written")]
         return max(candidates, key=lambda c: c[0])
+
+    def record_outside_write(self) -> str:
+        """Log the newest file write no agent recorded itself (an outside agent writing sessions/ or
+        memory/) under the agent name "files"; returns its path, "" when there was none to log."""
+        with self._lock:
+            own = dict(self._own)
+        written, where = newest_write(self.paths, own)
+        if not written:
+            return ""
+        seen = activity_log.latest(self.paths)
+        if seen is not None and seen.timestamp >= written - 0.001:   # the log keeps microseconds, mtimes more
+            return ""
+        activity_log.record_activity(self.paths, OUTSIDE_AGENT, "file", where, written)
+        return where
 
     def idle_for(self, now: float | None = None) -> float:
         moment = self.clock() if now is None else now

@@ -3,12 +3,14 @@
 For a bullet id: the bullet (or, when a dream dropped it, the proposal that did and
 why), each source resolved to the daily-log lines or session messages it names,
 the dream proposals that added or changed it, and the values accepted updates
-replaced (kept in memory/superseded.md with the dates they held).
+replaced (kept in memory/superseded.md with the dates they held), and the flushes that
+wrote its daily-log lines with the session messages they read (flush_trace.py).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.dream.flush_trace import FlushTrace, trace_lines
 from core.dream.proposals import list_proposals
 from core.dream.sources import Resolved, SourceResolver
 from core.errors import NotFoundError
@@ -35,6 +37,7 @@ class Provenance:
     sources: list[Resolved] = field(default_factory=list)
     edits: list[DreamEdit] = field(default_factory=list)
     was: list = field(default_factory=list)   # SupersededFact: what the bullet said before, oldest first
+    flushes: list[FlushTrace] = field(default_factory=list)   # the flushes that wrote its log lines
 
     @property
     def in_memory(self) -> bool:
@@ -42,6 +45,20 @@ class Provenance:
 
 
 def why(ws, bullet_id: str) -> Provenance:
+    found = _why(ws, bullet_id)
+    seen = set()
+    for source in found.sources:
+        if not (source.ok and source.lines):
+            continue
+        for trace in trace_lines(ws, source.path, [n for n, _text in source.lines]):
+            key = (trace.when, trace.session_id, trace.lines)
+            if key not in seen:
+                seen.add(key)
+                found.flushes.append(trace)
+    return found
+
+
+def _why(ws, bullet_id: str) -> Provenance:
     bullet_id = bullet_id.strip()
     if bullet_id.endswith("-was"):          # an id copied from memory/superseded.md
         bullet_id = bullet_id[: -len("-was")]
@@ -120,6 +137,13 @@ def format_provenance(p: Provenance, width: int = 160) -> str:
         for number, role, content in source.messages:
             label = f"#{number} {role}" if number else role
             out.append(f"      {label}: {cut(content)}")
+    for trace in p.flushes:
+        extra = (f", {trace.more} more" if trace.more else "") + (f", {trace.missing} no longer in the log"
+                                                                   if trace.missing else "")
+        out.append(f"  flush {trace.when}: session {trace.session_id or '(none)'} -> {trace.log_path} "
+                   f"L{trace.lines[0]}-L{trace.lines[1]} ({len(trace.messages)} message(s){extra})")
+        for message_id, role, content in trace.messages:
+            out.append(f"      {message_id} {role}: {cut(content)}")
     for old in p.was:
         refs = f"  [{', '.join(old.sources)}]" if old.sources else ""
         out.append(f"  was: {cut(old.text)} ({old.validity}){refs}")

@@ -34,6 +34,7 @@ from core.harness.policy import ContextPolicy
 from core.harness.restart import fresh_restart
 from core.harness.session import SessionEnd, end_session
 from core.harness.tools import ToolBox
+from core.store.activity import record_activity
 
 BASE_PROMPT = "You are a helpful assistant with a long-term memory. Use the tools when they help."
 ANSWER = "answer"
@@ -60,8 +61,9 @@ class TurnResult:
 class HarnessAgent:
     def __init__(self, workspace, llm, *, session_id: str | None = None, base_prompt: str = BASE_PROMPT,
                  settings: Settings | None = None, max_steps: int = 6, cancel: CancelToken | None = None,
-                 on_event: Callable[[str, dict], None] | None = None):
+                 on_event: Callable[[str, dict], None] | None = None, agent_name: str = "harness"):
         self.ws = workspace
+        self.agent_name = agent_name     # how the shared activity log names this agent
         self.llm = llm
         self.settings = settings or workspace.settings
         self.session_id = session_id or new_session_id()
@@ -146,6 +148,7 @@ class HarnessAgent:
     def run_turn(self, user_text: str) -> TurnResult:
         if self.ended:
             raise RuntimeError("this session has ended; start a new HarnessAgent")
+        record_activity(self.ws.paths, self.agent_name, "turn", self.session_id)   # not idle: no dream starts
         self.history.append(msgs.user(user_text))
         turn = TurnResult(answer="", steps=0)
         tools_and_answer = self.tools.names + [ANSWER]
@@ -233,5 +236,6 @@ class HarnessAgent:
         self.ended = True
         result = end_session(self.ws, self.history, self.compactor, flusher=self.flusher,
                              flush=self.settings.compaction.flush_before)
+        record_activity(self.ws.paths, self.agent_name, "session_end", self.session_id)
         self.on_event("session_end", {"summary": result.summary})
         return result

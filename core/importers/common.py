@@ -23,9 +23,11 @@ from typing import Any
 
 from core.errors import FormatError, NotFoundError
 from core.harness.messages import validate_message
+from core.store.activity import record_activity
 from core.store.locks import locked
 from core.store.sessions import append_jsonl, read_jsonl
 
+IMPORT_AGENT = "import"     # the activity log's name for sessions brought in by `reverie import`
 KEPT_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name", "id", "ts", "kind")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -182,6 +184,7 @@ def store_session(workspace, parsed: ParsedSession) -> ImportResult:
     rel = workspace.relative(path)
     if todo:
         workspace.notice_external_change(rel)
+        record_activity(workspace.paths, IMPORT_AGENT, "import", rel)   # an imported session is agent activity
         if created:
             record_session_ended(workspace.paths)     # a finished session counts toward the dream gate
             if parsed.title:

@@ -91,8 +91,13 @@ class MemoryTools:
 
     def memory_get(self, path: str, start: int = 1, end: int | None = None) -> str:
         rel = self.confined(path)
-        if not self.ws.resolve(rel).is_file():
-            raise NotFoundError(f"no file {rel!r} in the workspace")
+        target = self.ws.resolve(rel)
+        if not target.is_file():
+            # A plain path to a file not written yet (today's log, progress.md) reads as empty, as other
+            # memory servers answer; a folder, or a path that only names a file after rewriting, is an error.
+            if target.exists() or rel != str(path).strip() or "\\" in rel:
+                raise NotFoundError(f"no file {rel!r} in the workspace")
+            return f"{rel} is empty (no such file yet)"
         lines = self.ws.read(rel).text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()   # the newline that ends the last line is not a line of its own

@@ -96,12 +96,9 @@ def activity_file(paths: WorkspacePaths) -> Path:
     return paths.private_dir / "agent_activity"
 
 
-def write_activity(paths: WorkspacePaths, iso_time: str) -> None:
-    atomic_write(activity_file(paths), iso_time + "\n", root=paths.root)
-
-
 def read_activity(paths: WorkspacePaths) -> str:
-    """The last recorded agent turn (ISO time), "" when none was recorded or the file is unreadable."""
+    """The last agent turn recorded by versions before the activity log (core/store/activity.py), as ISO
+    time; "" when none was recorded or the file is unreadable."""
     try:
         return read_text(paths.root, activity_file(paths)).strip()
     except (OSError, UnicodeDecodeError):

@@ -36,7 +36,7 @@ def test_a_chat_turn_uses_the_tools_answers_and_counts_as_agent_activity(qtbot, 
     text = panel.transcript.toPlainText()
     assert "What does Maya drink?" in text and "memory_get" in text and "tea, not coffee" in text
     assert controller.monitor.idle_for(controller.clock()) < 60        # the agent is active now
-    assert (demo_workspace.paths.private_dir / "agent_activity").exists()
+    assert (demo_workspace.paths.private_dir / "activity.jsonl").exists()   # the shared activity log
     assert panel.end_button.isEnabled() and panel.send_button.isEnabled()
 
 

@@ -55,7 +55,7 @@ def test_a_turn_recorded_by_another_process_counts(workspace):
     monitor = IdleMonitor(workspace.paths, idle_minutes=10, clock=lambda: T + 3600)
     assert monitor.is_idle()
     record_agent_turn(workspace.paths, when=T + 3590)
-    assert not monitor.is_idle() and monitor.last_activity()[1] == "agent turn"
+    assert not monitor.is_idle() and monitor.last_activity()[1] == "app: turn"
 
 
 def test_reveries_own_memory_write_is_not_activity(workspace):

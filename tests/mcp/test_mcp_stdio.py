@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.mcp_client import REVERIE, data_of, mcp_client, text_of
 
-TOOLS = {"memory_search", "memory_get", "memory_append", "checkpoint_save", "checkpoint_load",
+TOOLS = {"memory_search", "memory_get", "memory_recent", "memory_append", "checkpoint_save", "checkpoint_load",
          "handoff_create", "handoff_read", "progress_update"}
 SECRET = "TOP-SECRET-7f3a9c-outside-the-workspace"
 

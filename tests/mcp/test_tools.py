@@ -24,13 +24,14 @@ def test_memory_get_pages_long_files_and_names_the_next_start(workspace):
     assert "has 60 line(s)" in tools.memory_get("memory/2026-01-01.md", start=100)
 
 
-def test_private_state_and_missing_files_are_refused(workspace):
+def test_private_state_is_refused_and_a_missing_file_reads_empty_with_its_path(workspace):
     tools = MemoryTools(workspace)
     for path in (".reverie/config.toml", ".reverie", "./.reverie/history"):
         with pytest.raises(PathEscapeError):
             tools.memory_get(path)
-    with pytest.raises(NotFoundError):
-        tools.memory_get("memory/1999-01-01.md")
+    assert tools.memory_get("memory/1999-01-01.md") == "memory/1999-01-01.md is empty (no such file yet)"
+    with pytest.raises(PathEscapeError):
+        tools.memory_get("../outside-the-workspace.md")     # a missing file outside is still refused
     with pytest.raises(ToolInputError):
         tools.memory_get("  ")
 

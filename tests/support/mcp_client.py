@@ -25,8 +25,9 @@ def server_command(workspace: Path, *, capture: Path | None = None, audit_log: P
 
 @asynccontextmanager
 async def mcp_client(workspace: Path, errlog: Path, *, capture: Path | None = None,
-                     audit_log: Path | None = None, noisy: bool = False):
+                     audit_log: Path | None = None, noisy: bool = False, client_name: str | None = None):
     from mcp import Client
+    from mcp_types import Implementation
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     command = server_command(workspace, capture=capture, audit_log=audit_log)
@@ -34,7 +35,8 @@ async def mcp_client(workspace: Path, errlog: Path, *, capture: Path | None = No
            "PYTHONPATH": os.pathsep.join(([str(HERE / "noisy")] if noisy else []) + [str(ROOT)])}
     params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(ROOT))
     with open(errlog, "w", encoding="utf-8") as err:
-        async with Client(stdio_client(params, errlog=err), read_timeout_seconds=120) as client:
+        info = Implementation(name=client_name, version="1.0") if client_name else None
+        async with Client(stdio_client(params, errlog=err), read_timeout_seconds=120, client_info=info) as client:
             yield client
 
 
