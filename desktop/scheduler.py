@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Qt, Signal, Slot
 
 from core.config import Settings
 from core.dream import IdleMonitor, dream_due, load_state, maintenance_due
+from core.service import agent_activity, scheduler_lock
 from core.workspace import WorkspacePaths
 from desktop.tasks import register_thread
 
@@ -37,6 +38,8 @@ class ScheduleStatus:
     busy: bool
     error: str = ""
     idle_needed_s: float = 600.0    # how long the agent must be idle before a scheduled dream starts
+    agents: tuple = ()              # (name, seconds since its last activity), newest first
+    elsewhere: bool = False         # another scheduler (`reverie serve`) holds the workspace's lock
 
 
 class _Worker(QObject):
@@ -57,6 +60,7 @@ class _Worker(QObject):
         self.busy = busy
         self.backoff_until = 0.0
         self.timer: QTimer | None = None
+        self._lock = None                  # the workspace's scheduler lock while this app holds it
 
     @Slot()
     def start(self) -> None:
@@ -71,6 +75,24 @@ class _Worker(QObject):
         if self.timer is not None:
             self.timer.stop()
             self.timer = None
+        self._release_lock()
+
+    def _hold_lock(self) -> bool:
+        """Hold the scheduler lock `reverie serve` takes too, so only one of them schedules this
+        workspace; tried again each tick while the other one runs."""
+        if self._lock is not None:
+            return True
+        lock = scheduler_lock(self.paths)
+        if lock.__enter__():
+            self._lock = lock
+            return True
+        lock.__exit__(None, None, None)
+        return False
+
+    def _release_lock(self) -> None:
+        if self._lock is not None:
+            lock, self._lock = self._lock, None
+            lock.__exit__(None, None, None)
 
     @Slot()
     def tick(self) -> None:
@@ -91,7 +113,8 @@ class _Worker(QObject):
         idle_for = self.monitor.idle_for(now_ts)
         idle = idle_for >= self.monitor.idle_seconds_needed
         busy = self.busy.is_set()
-        if not busy and now_ts >= self.backoff_until:
+        mine = self._hold_lock()
+        if mine and not busy and now_ts >= self.backoff_until:
             if tick_due:
                 self.busy.set()            # one job at a time: cleared when the controller's job ends
                 self.maintenanceDue.emit("maintenance tick due")
@@ -100,8 +123,10 @@ class _Worker(QObject):
                 self.busy.set()
                 self.dreamDue.emit(due.reason)
                 busy = True
+        agents = tuple((entry.agent, max(0.0, now_ts - entry.timestamp)) for entry in agent_activity(self.paths))
         self.status.emit(ScheduleStatus(idle_for, idle, due.due, due.reason, due.next_at,
-                                        next_tick, busy, idle_needed_s=self.monitor.idle_seconds_needed))
+                                        next_tick, busy, idle_needed_s=self.monitor.idle_seconds_needed,
+                                        agents=agents, elsewhere=not mine))
 
 
 class Scheduler(QObject):

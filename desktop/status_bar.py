@@ -6,6 +6,8 @@ import math
 
 from PySide6.QtWidgets import QLabel, QStatusBar
 
+from core.service.status import ago
+
 MAINTENANCE = "maintenance tick"     # the reason a maintenance job gives: it dreams only if a dream is due
 
 
@@ -20,10 +22,22 @@ def describe_idle(seconds: float) -> str:
     return f"agent idle {minutes / 60:.1f} h"
 
 
+def describe_agents(agents) -> str:
+    """The agent seen last and when ("claude-code: 3 min ago"), then how many others there are."""
+    if not agents:
+        return ""
+    name, seconds = agents[0]
+    when = "active now" if seconds < 60 else describe_idle(seconds).replace("agent idle ", "idle ")
+    more = f" (+{len(agents) - 1} more)" if len(agents) > 1 else ""
+    return f"{name}: {when}{more}"
+
+
 def describe_next_dream(status, now: dt.datetime, dreaming: bool = False) -> str:
     """What holds the next dream, in words that are true now: "dreaming…" only while a dream runs."""
     if dreaming:
         return "dreaming…"
+    if getattr(status, "elsewhere", False):
+        return "dreams: scheduled by reverie serve"
     if status.busy:
         return "maintenance running…"
     if status.dream_due:
@@ -55,6 +69,11 @@ class StatusBar(QStatusBar):
             self.next_dream.setText(status.error[:80])
             return
         self.idle.setText(describe_idle(status.idle_for_s))
+        agents = getattr(status, "agents", ())
+        self.idle.setToolTip("\n".join(f"{name}: last seen {ago(seconds)}" for name, seconds in agents)
+                             or "no agent has been seen yet")
+        if agents:
+            self.idle.setText(f"agent {describe_agents(agents)}")
         self.next_dream.setText(describe_next_dream(status, now, dreaming))
 
     def reset(self) -> None:

@@ -87,3 +87,57 @@ def test_stopping_the_scheduler_stops_its_thread(qtbot, demo_workspace, make_con
     assert thread.isRunning()
     assert controller.scheduler.stop(5)
     assert not thread.isRunning()
+
+
+def test_the_app_leaves_scheduling_to_reverie_serve_while_it_holds_the_lock(qtbot, demo_workspace, make_controller):
+    """The app and `reverie serve` share one scheduler lock: while another process holds it the app
+    starts no maintenance or dream and says who schedules; once it is free the app takes over."""
+    import subprocess
+    import sys
+
+    from core.service import scheduler_lock_path
+    from tests.support.processes import python_env
+
+    ws = demo_workspace
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600); "
+         "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.read()",
+         str(scheduler_lock_path(ws.paths))], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=python_env())
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        clock = FakeClock(time.time())
+        controller = make_controller(ws, schedule=True, clock=clock, tick_ms=40, llm_factory=no_model, index=False)
+        statuses, finished = [], []
+        controller.scheduleStatus.connect(statuses.append)
+        controller.dreamFinished.connect(finished.append)
+        controller.start()
+        qtbot.waitUntil(lambda: len(statuses) >= 5, timeout=10_000)
+        assert all(status.elsewhere for status in statuses) and finished == []
+        assert describe_next_dream(statuses[-1], dt.datetime.now(dt.timezone.utc)) == "dreams: scheduled by reverie serve"
+        assert load_state(ws.paths).last_maintenance is None or not load_state(ws.paths).last_maintenance
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=10)
+    qtbot.waitUntil(lambda: len(finished) == 1, timeout=180_000)     # the lock is free: the tick runs
+    assert not statuses[-1].elsewhere
+
+
+def test_the_status_bar_names_the_agent_seen_last(qtbot, demo_workspace, make_controller):
+    from core.store.activity import record_activity
+    from desktop.status_bar import StatusBar, describe_agents
+
+    ws = demo_workspace
+    record_activity(ws.paths, "claude-code", "search", "memory_search", time.time() - 600)
+    record_activity(ws.paths, "codex", "read", "memory_get", time.time() - 3600)
+    controller = make_controller(ws, schedule=True, tick_ms=40, llm_factory=no_model, index=False)
+    statuses = []
+    controller.scheduleStatus.connect(statuses.append)
+    controller.start()
+    qtbot.waitUntil(lambda: any(status.agents for status in statuses), timeout=10_000)
+    status = next(status for status in statuses if status.agents)
+    assert [name for name, _seconds in status.agents][:2] == ["claude-code", "codex"]
+    bar = StatusBar()
+    qtbot.addWidget(bar)
+    bar.show_schedule(status, dt.datetime.now(dt.timezone.utc))
+    assert bar.idle.text() == f"agent {describe_agents(status.agents)}" and "claude-code" in bar.idle.text()
+    assert "codex: last seen" in bar.idle.toolTip()
