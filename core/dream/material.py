@@ -1,11 +1,14 @@
 """The new material of a dream: facts from daily logs changed since the watermark and
-from the session summaries that arrived since the last dream.
+from the session summaries that arrived since the last dream, and from the session logs
+themselves (core/dream/session_facts.py).
 
 Cost follows the new material: every daily log is only stat()ed; a file is read
 only when its mtime is past the watermark, and an append-only log the last dream
 already read is read from the line where that dream stopped (when the lines it read
 are unchanged). Every fact keeps exact sources: `memory/2026-11-30.md#L12` (or a
-line range for a bullet with continuation lines) and `session:<id>`.
+line range for a bullet with continuation lines), `session:<id>` for a summary and
+`session:<id>#<n>` for a message of a session log. The same text found in a log and in a
+session is one fact with both sources.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from core.dream.session_facts import read_session_logs
 from core.dream.state import ConsolidationState, parse_time
 from core.store.daily import list_daily_logs
 from core.store.memory_md import strip_comments
@@ -35,6 +39,7 @@ class Fact:
     sources: tuple[str, ...]        # provenance refs
     day: str = ""                   # ISO date of the daily log ("" for a session summary)
     origin: str = "daily"           # "daily" | "session"
+    section: str = ""               # where the fact goes when no keyword says better ("": the default)
 
 
 @dataclass
@@ -47,6 +52,8 @@ class Material:
     consumed: dict[str, list] = field(default_factory=dict)
     sessions: list[str] = field(default_factory=list)
     session_summaries: dict[str, str] = field(default_factory=dict)
+    session_logs_read: list[str] = field(default_factory=list)
+    session_consumed: dict[str, list] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -138,7 +145,7 @@ def _dedupe(facts: list[Fact]) -> list[Fact]:
         if key in merged:
             old = merged[key]
             sources = old.sources + tuple(s for s in fact.sources if s not in old.sources)
-            merged[key] = Fact(old.text, sources, max(old.day, fact.day), old.origin)
+            merged[key] = Fact(old.text, sources, max(old.day, fact.day), old.origin, old.section or fact.section)
         else:
             merged[key] = fact
     return list(merged.values())
@@ -188,5 +195,14 @@ def gather(paths: WorkspacePaths, state: ConsolidationState) -> Material:
         material.sessions.append(sid)
         material.session_summaries[sid] = summary
         facts.extend(summary_facts(sid, summary))
+    logs = read_session_logs(paths, state.mtime_watermark, state.session_consumed)
+    for said in logs.statements:
+        text = clean_fact_text(said.text)
+        if len(text) >= 12:
+            facts.append(Fact(text=text, sources=(said.ref,), day=said.day, origin="session", section=said.section))
+    material.session_logs_read = logs.logs_read
+    material.session_consumed = logs.consumed
+    material.bytes_read += logs.bytes_read
+    material.watermark = max(material.watermark, logs.watermark)
     material.facts = _dedupe(facts)
     return material
