@@ -168,7 +168,8 @@ def _finish(ws, ctx: stages.DreamContext, moment: dt.datetime, dry_run: bool, ap
 
 def _finished(ws, ctx: stages.DreamContext, moment: dt.datetime) -> None:
     record_dream_finished(ws.paths, ctx.material.watermark, now=moment, consumed=ctx.material.consumed,
-                          sessions_seen=ctx.state.sessions_since, session_consumed=ctx.material.session_consumed)
+                          sessions_seen=ctx.state.sessions_since, session_consumed=ctx.material.session_consumed,
+                          session_watermark=ctx.material.session_watermark)
 
 
 def _describe(proposal: Proposal) -> str:

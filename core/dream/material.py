@@ -54,6 +54,7 @@ class Material:
     session_summaries: dict[str, str] = field(default_factory=dict)
     session_logs_read: list[str] = field(default_factory=list)
     session_consumed: dict[str, list] = field(default_factory=dict)
+    session_watermark: float = 0.0  # newest mtime among the session logs read
 
     @property
     def empty(self) -> bool:
@@ -195,7 +196,9 @@ def gather(paths: WorkspacePaths, state: ConsolidationState) -> Material:
         material.sessions.append(sid)
         material.session_summaries[sid] = summary
         facts.extend(summary_facts(sid, summary))
-    logs = read_session_logs(paths, state.mtime_watermark, state.session_consumed)
+    # A workspace dreamed over before session logs were read starts them at the daily logs' watermark:
+    # those sessions' summaries were read then, and reading months of logs at once helps no one.
+    logs = read_session_logs(paths, state.session_watermark or state.mtime_watermark, state.session_consumed)
     for said in logs.statements:
         text = clean_fact_text(said.text)
         if len(text) >= 12:
@@ -203,6 +206,6 @@ def gather(paths: WorkspacePaths, state: ConsolidationState) -> Material:
     material.session_logs_read = logs.logs_read
     material.session_consumed = logs.consumed
     material.bytes_read += logs.bytes_read
-    material.watermark = max(material.watermark, logs.watermark)
+    material.session_watermark = logs.watermark
     material.facts = _dedupe(facts)
     return material

@@ -7,8 +7,9 @@ suggestions go into a proposal of their own that is always held, so nothing is
 dropped until a person accepts it, and the dream's main proposal (and its
 auto-apply) is not held back by them. Pinned bullets are never suggested, nor
 bullets this dream added, changed or confirmed, nor bullets whose own sources are
-recent. Without the embedding model (word overlap is not meaning) and without any
-recent work to measure against, nothing is suggested.
+recent, nor bullets a person already kept by rejecting their drop. It runs when a
+dream has new material (current work changed); without the embedding model (word
+overlap is not meaning) or any recent work to measure against, nothing is suggested.
 """
 from __future__ import annotations
 
@@ -46,8 +47,8 @@ def suggest_drops(ctx) -> list[dict]:
     """Bullets unrelated to recent work: [{key, bullet_id, text, score, match, reason}]."""
     settings = ctx.settings.dream
     threshold = settings.relevance_threshold
-    if threshold <= 0 or not ctx.similarity.semantic:
-        return []
+    if threshold <= 0 or not ctx.similarity.semantic or not ctx.material.facts:
+        return []        # off, no meaning to measure with, or no new work to measure against
     recent = recent_texts(ctx.paths, ctx.now, settings.relevance_days)
     recent = list(dict.fromkeys([f.text for f in ctx.material.facts] + recent))
     if not recent:
@@ -73,11 +74,15 @@ def suggest_drops(ctx) -> list[dict]:
 
 
 def already_proposed(paths) -> set[str]:
-    """Bullets an open relevance proposal already suggests dropping (not suggested twice)."""
+    """Bullets a relevance proposal already suggests dropping, or whose drop a person rejected:
+    not suggested again (a person who kept a bullet once is not asked about it every dream)."""
     found = set()
-    for proposal in list_proposals(paths, OPEN):
+    for proposal in list_proposals(paths):
         for change in proposal.changes:
-            if change.op == OP and proposal.decisions.get(change.id) is None:
+            if change.op != OP:
+                continue
+            decision = proposal.decisions.get(change.id)
+            if decision == "rejected" or (decision is None and proposal.status in OPEN):
                 found.add(change.bullet_id)
     return found
 

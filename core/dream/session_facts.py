@@ -13,9 +13,10 @@ a log line. Each carries `session:<id>#<n>`, n being the message's line in the l
 so `reverie why` shows the message. The kind and relation rules (kinds.py,
 relations.py) then judge these facts exactly as they judge daily-log bullets.
 
-Behind the same watermark as the daily logs: a log whose mtime is not past it is
-only stat()ed, and a log a dream read before is read from the line after the last
-one it read (when those lines are unchanged; the log is append-only).
+Behind a watermark like the daily logs' (its own, `session_watermark`, so a session
+log's clock never hides a daily log): a log whose mtime is not past it is only
+stat()ed, and a log a dream read before is read from the line after the last one it
+read (when those lines are unchanged; the log is append-only).
 """
 from __future__ import annotations
 

@@ -33,6 +33,7 @@ class ConsolidationState:
     consumed: dict = field(default_factory=dict)
     # The same for session logs (sessions/<id>.log.jsonl): {path: [lines read, sha256 of those lines]}.
     session_consumed: dict = field(default_factory=dict)
+    session_watermark: float = 0.0  # newest session-log mtime consumed (its own: a log's clock never hides a daily log)
     first_open: str = ""            # when the workspace was first opened: the time gate's clock starts here
 
     def last_run_time(self) -> dt.datetime | None:
@@ -69,6 +70,7 @@ def _from_record(data: dict) -> ConsolidationState:
         consumed = state.consumed if isinstance(state.consumed, dict) else {}
         session_consumed = state.session_consumed if isinstance(state.session_consumed, dict) else {}
         return replace(state, mtime_watermark=float(state.mtime_watermark), sessions_since=int(state.sessions_since),
+                       session_watermark=float(state.session_watermark),
                        consumed=consumed, session_consumed=session_consumed,
                        first_open=state.first_open if isinstance(state.first_open, str) else "")
     except (TypeError, ValueError):
@@ -105,7 +107,8 @@ def note_new_material(paths: WorkspacePaths, *, now: dt.datetime | None = None,
 def record_dream_finished(paths: WorkspacePaths, mtime_watermark: float, *,
                           now: dt.datetime | None = None, consumed: dict | None = None,
                           sessions_seen: int | None = None,
-                          session_consumed: dict | None = None) -> ConsolidationState:
+                          session_consumed: dict | None = None,
+                          session_watermark: float = 0.0) -> ConsolidationState:
     """A dream finished. `sessions_seen` is the session count it started from: sessions that
     ended while it ran still count toward the next dream."""
     moment = _now(now)
@@ -121,7 +124,8 @@ def record_dream_finished(paths: WorkspacePaths, mtime_watermark: float, *,
         sessions = {**{k: v for k, v in s.session_consumed.items() if k not in fresh}, **fresh}
         sessions = dict(list(sessions.items())[-SESSIONS_KEPT:])
         return replace(s, last_run=moment.isoformat(), mtime_watermark=max(s.mtime_watermark, mtime_watermark),
-                       sessions_since=left, consumed=kept, session_consumed=sessions)
+                       sessions_since=left, consumed=kept, session_consumed=sessions,
+                       session_watermark=max(s.session_watermark, session_watermark))
     return update_state(paths, change)
 
 

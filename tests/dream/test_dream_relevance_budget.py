@@ -112,3 +112,19 @@ def test_the_time_gate_starts_at_the_first_open_and_asking_always_works(workspac
     assert load_state(workspace.paths).first_open == state.first_open
     # A state with no recorded first open (written before this clock existed) is due at once.
     assert gates.dream_due(ConsolidationState(), opened, settings).due
+
+
+def test_a_bullet_a_person_kept_is_not_suggested_again(workspace):
+    from core.dream.apply import reject_proposal
+
+    seed(workspace)
+    write_log(workspace, "2026-12-05", ["Migrating billing invoices from PostgreSQL 16 to PostgreSQL 17"])
+    run_dream(workspace, None, now=NOW)
+    [first] = [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance"]
+    assert "m-oat" in {c.bullet_id for c in first.changes}
+    reject_proposal(workspace, first.id)
+    write_log(workspace, "2026-12-05", ["Migrating billing invoices from PostgreSQL 16 to PostgreSQL 17",
+                                        "Invoice numbers restart every January"])
+    run_dream(workspace, None, now=NOW + dt.timedelta(hours=1))
+    later = [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance" and p.id != first.id]
+    assert all("m-oat" not in {c.bullet_id for c in p.changes} for p in later)
