@@ -13,23 +13,29 @@ from __future__ import annotations
 import json
 
 
+CREATE_OPTIONS = (
+    ("--from", {"dest": "from_agent", "required": True, "help": "the agent handing the task on"}),
+    ("--to", {"dest": "to_agent", "required": True, "help": "the agent taking it"}),
+    ("--target", {"default": "", "help": "the original target (default: progress.md's goal)"}),
+    ("--why", {"required": True, "help": "why this agent"}),
+    ("--done", {"action": "append", "default": [], "help": "completed work (repeatable)"}),
+    ("--constraint", {"action": "append", "default": [], "help": "a known constraint (repeatable)"}),
+    ("--failed", {"action": "append", "default": [], "help": "a failed attempt (repeatable)"}),
+    ("--state", {"default": "", "help": "the current state (default: progress.md)"}),
+    ("--success", {"default": "", "help": "the success criteria"}),
+    ("--until", {"default": "", "help": "the termination condition"}),
+    ("--task", {"default": "", "help": "task id (default: the target)"}),
+)
+
+
 def register(sub) -> None:
     p = sub.add_parser("handoff", help="create, read or list hand-off packets between agents")
     verbs = p.add_subparsers(dest="verb", metavar="VERB")
     verbs.required = True
     q = verbs.add_parser("create", help="write a hand-off packet (refused when it would loop)")
     q.add_argument("path", help="the workspace")
-    q.add_argument("--from", dest="from_agent", required=True, help="the agent handing the task on")
-    q.add_argument("--to", dest="to_agent", required=True, help="the agent taking it")
-    q.add_argument("--target", default="", help="the original target (default: progress.md's goal)")
-    q.add_argument("--why", required=True, help="why this agent")
-    q.add_argument("--done", action="append", default=[], help="completed work (repeatable)")
-    q.add_argument("--constraint", action="append", default=[], help="a known constraint (repeatable)")
-    q.add_argument("--failed", action="append", default=[], help="a failed attempt (repeatable)")
-    q.add_argument("--state", default="", help="the current state (default: progress.md)")
-    q.add_argument("--success", default="", help="the success criteria")
-    q.add_argument("--until", default="", help="the termination condition")
-    q.add_argument("--task", default="", help="task id (default: the target)")
+    for flag, options in CREATE_OPTIONS:
+        q.add_argument(flag, **options)
     q.set_defaults(func=cmd_create)
     q = verbs.add_parser("read", help="print a packet as the receiving agent's opening context")
     q.add_argument("path", help="the workspace")

@@ -13,12 +13,11 @@ session is one fact with both sources.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
 
-from core.dream.session_facts import read_session_logs
+from core.dream.session_facts import lines_hash, read_session_logs
 from core.dream.state import ConsolidationState, parse_time
 from core.store.daily import list_daily_logs
 from core.store.memory_md import strip_comments
@@ -78,10 +77,6 @@ def clean_fact_text(raw: str) -> str:
     text = _MARKER.sub("", text, count=1)
     text = _TIME_PREFIX.sub("", text, count=1).strip()
     return " ".join(text.split())[:MAX_FACT_CHARS]
-
-
-def _lines_hash(lines: list[str]) -> str:
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
 def facts_from_lines(rel_path: str, lines: list[str], start: int, day: str) -> list[Fact]:
@@ -179,11 +174,11 @@ def gather(paths: WorkspacePaths, state: ConsolidationState) -> Material:
         start = 0
         seen = state.consumed.get(rel)
         if isinstance(seen, list) and len(seen) == 2 and isinstance(seen[0], int) and 0 < seen[0] <= len(lines):
-            if _lines_hash(lines[: seen[0]]) == seen[1]:
+            if lines_hash(lines[: seen[0]]) == seen[1]:
                 start = seen[0]
         facts.extend(facts_from_lines(rel, lines, start, log.date.isoformat()))
         material.files_read.append(rel)
-        material.consumed[rel] = [len(lines), _lines_hash(lines)]
+        material.consumed[rel] = [len(lines), lines_hash(lines)]
         material.watermark = max(material.watermark, mtime)
     last = state.last_run_time()
     for line_no, entry in read_jsonl(paths.session_cache).records:

@@ -116,7 +116,8 @@ class SessionRead:
     consumed: dict[str, list] = field(default_factory=dict)   # rel path -> [lines read, sha256 of them]
 
 
-def _lines_hash(lines: list[str]) -> str:
+def lines_hash(lines: list[str]) -> str:
+    """What a dream remembers of the lines it read: an appended log keeps these lines as they were."""
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
@@ -151,7 +152,7 @@ def read_session_logs(paths: WorkspacePaths, watermark: float, consumed: dict) -
         start = 0
         seen = consumed.get(rel)
         if isinstance(seen, list) and len(seen) == 2 and isinstance(seen[0], int) and 0 < seen[0] <= len(lines):
-            if _lines_hash(lines[: seen[0]]) == seen[1]:
+            if lines_hash(lines[: seen[0]]) == seen[1]:
                 start = seen[0]
         day = dt.datetime.fromtimestamp(mtime).date().isoformat()
         for index in range(start, len(lines)):
@@ -165,6 +166,6 @@ def read_session_logs(paths: WorkspacePaths, watermark: float, consumed: dict) -
             if isinstance(message, dict):
                 out.statements.extend(message_statements(session_id, index + 1, message, _day(message, day)))
         out.logs_read.append(rel)
-        out.consumed[rel] = [len(lines), _lines_hash(lines)]
+        out.consumed[rel] = [len(lines), lines_hash(lines)]
         out.watermark = max(out.watermark, mtime)
     return out
