@@ -88,10 +88,11 @@ def test_reject_all_leaves_memory_alone(qtbot, demo_workspace, make_controller):
     view = dream_view(qtbot, controller)
     before = ws.read_memory().text
     dream(qtbot, view)
+    reviewed = view.review.proposal.id
     with qtbot.waitSignal(view.review.decided, timeout=20_000):
         view.review.reject_all.click()
     assert ws.read_memory().text == before
-    assert list_proposals(ws.paths)[0].status == "rejected"
+    assert next(p for p in list_proposals(ws.paths) if p.id == reviewed).status == "rejected"
     assert view.list.count() == 0 or "rejected" in view.review.title.text()
 
 
