@@ -46,7 +46,6 @@ def test_retention_bench_small_run(tmp_path, capsys):
     assert float(match.group(5)) >= 0.5                           # the dream read the session log
 
 
-@pytest.mark.slow
 def test_retention_bench_without_a_model_dreams_the_session_log_into_memory(tmp_path, capsys):
     code = main(["bench", "retention", "--no-model", "--messages", "64", "--facts", "8", "--big", "1",
                  "--workspace", str(tmp_path / "ws")])
