@@ -49,7 +49,8 @@ class TruncationSettings:
 
 @dataclass(frozen=True)
 class EvictionSettings:
-    threshold_chars: int = 80_000
+    threshold_tokens: int = 8_000   # tier 1: "tool returns > 8K tokens? write to a file" (the model's own count)
+    threshold_chars: int = 0        # > 0: also evict over this many characters, whatever the tokens
     preview_chars: int = 2_000
     exempt_tools: tuple[str, ...] = (
         "read_file", "write_file", "edit_file", "grep_files", "glob_files", "list_files",
@@ -85,6 +86,17 @@ class DreamSettings:
     idle_minutes: float = 10.0
     max_drop_fraction: float = 0.25
     auto_apply_safe: bool = False
+    relevance_threshold: float = 0.6    # Prune strategy 3: bullets under this cosine with recent work are
+    relevance_days: float = 7.0         # proposed (held) as drops; 0 turns it off; "recent" = these days
+
+
+@dataclass(frozen=True)
+class RestartSettings:
+    """Tier 4 fresh-restart triggers besides "compaction cannot fit the window" (core/harness/triggers.py)."""
+    drift_steps: int = 5            # drift: none of the last N steps shares meaning with the anchor's goal
+    drift_threshold: float = 0.2    # ... cosine (all-MiniLM-L6-v2) under which a step does not
+    error_repeats: int = 3          # pollution: the same error this many times
+    max_hours: float = 2.0          # elapsed: the task has run longer than this since its start or last restart
 
 
 @dataclass(frozen=True)
@@ -132,6 +144,7 @@ SECTIONS = {
     "memory": MemorySettings,
     "dream": DreamSettings,
     "retention": RetentionSettings,
+    "restart": RestartSettings,
     "model": ModelSettings,
     "search": SearchSettings,
 }
@@ -146,6 +159,7 @@ class Settings:
     memory: MemorySettings = field(default_factory=MemorySettings)
     dream: DreamSettings = field(default_factory=DreamSettings)
     retention: RetentionSettings = field(default_factory=RetentionSettings)
+    restart: RestartSettings = field(default_factory=RestartSettings)
     model: ModelSettings = field(default_factory=ModelSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
 

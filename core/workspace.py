@@ -26,7 +26,7 @@ from core.store.history import History, HistoryEntry
 from core.store.layout import create_layout, ensure_private_dirs, outside_links, remove_stale_temp_files
 from core.store.memory_md import Bullet, Source, parse_bullet, parse_document, set_flag, strip_comments
 from core.store.paths import WorkspacePaths, confine
-from core.store.private import proposal_file, write_config
+from core.store.private import proposal_file, read_state_record, update_state_record, write_config
 from core.store.recovery import RecoveryStore
 from core.store.secret_files import SecretFinding, findings_in, redact_files, secret_files
 from core.store.sessions import JsonlRead, SessionCache, SessionInfo, list_sessions, read_jsonl
@@ -82,7 +82,9 @@ class Workspace:
             raise WorkspaceError(f"{root} exists and is not a folder")
         root.mkdir(parents=True, exist_ok=True)
         create_layout(WorkspacePaths(root.resolve()), MEMORY_TEMPLATE)
-        return cls(root)
+        workspace = cls(root)
+        workspace._note_first_open()
+        return workspace
 
     @classmethod
     def open(cls, path: str | Path) -> "Workspace":
@@ -96,7 +98,18 @@ class Workspace:
         workspace = cls(root)
         ensure_private_dirs(workspace.paths)
         workspace.removed_temp_files = remove_stale_temp_files(workspace.paths)   # left by a killed writer
+        workspace._note_first_open()
         return workspace
+
+    def _note_first_open(self) -> None:
+        """The dream's time gate counts from the workspace's first open (core/dream/gates.py)."""
+        if read_state_record(self.paths).get("first_open"):
+            return
+        moment = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        try:
+            update_state_record(self.paths, lambda r: r if r.get("first_open") else {**r, "first_open": moment})
+        except OSError:
+            pass    # a read-only workspace still opens; with no clock recorded its first dream is due at once
 
     def close(self) -> None:
         with self._index_lock:

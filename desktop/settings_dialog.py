@@ -24,29 +24,40 @@ TABS = {
                 ("compaction", "offload_before", "Offload raw messages before compacting"),
                 ("truncation", "enabled", "Truncate long tool arguments"),
                 ("truncation", "max_arg_chars", "Arguments longer than (chars)"),
-                ("eviction", "threshold_chars", "Evict tool results over (chars)"),
+                ("eviction", "threshold_tokens", "Evict tool results over (tokens, the model's own count)"),
                 ("eviction", "preview_chars", "Keep of an evicted result (chars, head and tail)"),
                 ("overflow", "enabled", "Recover from context overflow (compact, retry once)"),
                 ("memory", "memory_md_tokens", "MEMORY.md budget (tokens)"),
                 ("memory", "anchor_every_steps", "Re-inject the anchor every (steps)")],
     "Dreaming": [("dream", "idle_minutes", "Agent idle before a dream (minutes)"),
-                 ("dream", "gate_hours", "Dream after (hours since the last)"),
+                 ("dream", "gate_hours", "Dream after (hours since the last; the first: since first opened)"),
                  ("dream", "gate_sessions", "… or after (sessions ended)"),
                  ("dream", "maintenance_hours", "Maintenance tick every (hours)"),
                  ("dream", "early_dream_min_minutes", "Early dream at most every (minutes)"),
                  ("dream", "max_drop_fraction", "Hold a proposal dropping more than (fraction)"),
                  ("dream", "auto_apply_safe", "Apply proposals no guard held without review"),
                  ("memory", "near_duplicate_cosine", "Near-duplicate threshold (cosine)"),
+                 ("dream", "relevance_threshold", "Suggest dropping bullets unrelated to recent work under (cosine, 0 = off)"),
+                 ("dream", "relevance_days", "… recent work: the last (days)"),
                  ("retention", "archive_after_days", "Archive daily logs after (days)"),
                  ("retention", "prune_sessions_after_days", "Prune session logs after (days)")],
     "Search": [("search", "embedding_model", "Embedding model (empty: the bundled all-MiniLM-L6-v2)"),
                ("search", "recency_half_life_days", "Recency half-life (days, 0 = off)")],
 }
+
+
 class _Number(QDoubleSpinBox):
     """A decimal field that shows 300 as "300", not "300.000"."""
 
     def textFromValue(self, value: float) -> str:
         return f"{value:.{self.decimals()}f}".rstrip("0").rstrip(".")
+
+
+# Why a new workspace is not dreamed over at once (the autoDream chapter's trigger starts its clock
+# when the memory is created); shown under the dream gates.
+GATE_NOTE = ("The 24-hour clock starts when the workspace is first opened, so the first scheduled dream "
+             "comes a day later (or after the sessions above, or when a flush asks for one early). "
+             "\"Dream now\" always runs at once.")
 
 
 def _field_widget(name: str, value):
@@ -100,6 +111,10 @@ class SettingsDialog(QDialog):
                 widget = _field_widget(name, getattr(getattr(self.settings, section), name))
                 self.fields[(section, name)] = widget
                 form.addRow(label, widget)
+            if title == "Dreaming":
+                note = QLabel(GATE_NOTE)
+                note.setWordWrap(True)
+                form.addRow(note)
             tabs.addTab(page, title)
         self.tabs = tabs
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)

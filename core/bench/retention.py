@@ -9,7 +9,11 @@ session log, and in the final summary, plus the compression ratio (tokens of
 the conversation / tokens of the context left at its end). The offloaded log
 must hold every fact: anything less is a bug, and the command fails.
 
-Last line: `retention model=ID daily=... offload=... summary=... ratio=...`
+Then one dream runs with the same model (none with --no-model), reading the daily
+logs and the session logs, and its proposal is accepted as a person's "Accept all"
+would (held or not); `memory=` is the share of planted facts MEMORY.md then holds.
+
+Last line: `retention model=ID daily=... offload=... summary=... memory=... ratio=...`
 """
 from __future__ import annotations
 
@@ -119,7 +123,7 @@ def build_conversation(n_messages: int = 300, n_facts: int = 50, *, big_results:
 
 # ----- the run -------------------------------------------------------------------------------------
 def run_retention(workspace, llm, messages, facts, *, search_k: int = 20, mode: str | None = None,
-                  progress=None):
+                  progress=None, dream: bool = True):
     """Feed `messages` through the harness as an agent session would; measure what is findable."""
     from core.harness.compactor import ConversationCompactor
     from core.harness.eviction import ToolResultEvictor
@@ -130,10 +134,10 @@ def run_retention(workspace, llm, messages, facts, *, search_k: int = 20, mode: 
 
     settings = workspace.settings
     session_id = "bench-retention"
-    flusher = MemoryFlushManager(workspace, llm, settings=settings)
+    flusher = MemoryFlushManager(workspace, llm, settings=settings) if llm is not None else None
     compactor = ConversationCompactor(workspace.paths, llm, session_id, settings=settings.compaction, flusher=flusher)
-    evictor = ToolResultEvictor(workspace.paths, session_id, settings.eviction)
     count = counter_for(llm)
+    evictor = ToolResultEvictor(workspace.paths, session_id, settings.eviction, count=count)
     names = tool_names(messages)
     history, compactions, evicted, started = [], 0, 0, time.monotonic()
     for msg in messages:
@@ -181,8 +185,9 @@ def run_retention(workspace, llm, messages, facts, *, search_k: int = 20, mode: 
         if value in ended.summary.lower():
             found["summary"] += 1
     log_text = (workspace.root / log_rel).read_text(encoding="utf-8")
-    flushes = [r.get("outcome") for r in flusher.records()]
-    return {
+    flushes = [r.get("outcome") for r in flusher.records()] if flusher is not None else []
+    dreamed = dream_into_memory(workspace, llm, facts, progress) if dream else {}
+    return {**dreamed,
         "facts": len(facts), "found": found, "compactions": compactions, "evicted": evicted,
         "flushes": {o: flushes.count(o) for o in sorted(set(flushes))},
         "log_has_all": all(f.value in log_text for f in facts),
@@ -192,9 +197,32 @@ def run_retention(workspace, llm, messages, facts, *, search_k: int = 20, mode: 
     }
 
 
+def dream_into_memory(workspace, llm, facts, progress=None) -> dict:
+    """One dream over what the session left (daily logs, session logs, summary), its proposal
+    accepted as a whole; which planted values MEMORY.md then holds."""
+    from core.dream.apply import apply_proposal
+    from core.dream.consolidator import run_dream
+
+    started = time.monotonic()
+    result = run_dream(workspace, llm, apply=False)
+    proposal = result.proposal
+    if proposal is not None and proposal.is_open:
+        apply_proposal(workspace, proposal.id, reviewed=True)
+    text = workspace.read_memory().text.lower()
+    held = sum(f.value.lower() in text for f in facts)
+    stats = result.stats or {}
+    if progress:
+        progress(f"dream: {result.status}; {result.reason}; model calls {stats.get('model_calls', 0)}, "
+                 f"fallbacks {stats.get('fallbacks', 0)}")
+    return {"memory": held, "dream_status": result.status, "dream_seconds": time.monotonic() - started,
+            "dream_changes": len(proposal.changes) if proposal is not None else 0}
+
+
 def register(sub) -> None:
     p = sub.add_parser("retention", help="plant facts in a long conversation; measure what compaction + flush keep")
     p.add_argument("--model", default="smollm2-135m-instruct-q4_1", help="catalog id or GGUF path")
+    p.add_argument("--no-model", action="store_true",
+                   help="no model at all: fallback summaries, no flush, a rules-only dream")
     p.add_argument("--messages", type=int, default=300)
     p.add_argument("--facts", type=int, default=50)
     p.add_argument("--big", type=int, default=3, help="tool results of 100 kB")
@@ -222,22 +250,26 @@ def cmd_retention(args) -> int:
             settings = settings.replace("compaction", input_tokens=args.input_tokens)
         ws.settings = settings
         messages, facts = build_conversation(args.messages, args.facts, big_results=args.big, seed=args.seed)
-        llm = open_client(settings.model)
+        llm = None if args.no_model else open_client(settings.model)
         try:
             report = run_retention(ws, llm, messages, facts, search_k=args.k, mode=args.mode,
                                    progress=lambda line: print("  " + line, flush=True))
         finally:
-            llm.close()
+            if llm is not None:
+                llm.close()
             ws.close()
+    model = "none" if args.no_model else args.model
     n = report["facts"]
     frac = {k: v / n for k, v in report["found"].items()}
     print(f"messages={len(messages)} facts={n} compactions={report['compactions']} evicted={report['evicted']} "
           f"flushes={json.dumps(report['flushes'])} seconds={report['seconds']:.1f}")
     print(f"tokens original={report['original_tokens']} final={report['final_tokens']}")
     print(f"found daily={report['found']['daily']}/{n} offload={report['found']['offload']}/{n} "
-          f"summary={report['found']['summary']}/{n} raw-log-has-all={report['log_has_all']}")
-    print(f"retention model={args.model} daily={frac['daily']:.2f} offload={frac['offload']:.2f} "
-          f"summary={frac['summary']:.2f} ratio={report['ratio']:.1f}")
+          f"summary={report['found']['summary']}/{n} memory={report['memory']}/{n} "
+          f"raw-log-has-all={report['log_has_all']}")
+    print(f"dream {report['dream_status']}: {report['dream_changes']} change(s) in {report['dream_seconds']:.1f} s")
+    print(f"retention model={model} daily={frac['daily']:.2f} offload={frac['offload']:.2f} "
+          f"summary={frac['summary']:.2f} memory={report['memory'] / n:.2f} ratio={report['ratio']:.1f}")
     if not report["log_has_all"]:
         # The hard invariant: every planted fact is in the raw log. `offload=` is what search finds
         # there, which can be less for a fact deep inside a 100 kB tool-result line.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from core.llm.cli_args import add_model_arguments
 
-HELP = """commands: /quit  /compact  /flush  /status  /anchor  /checkpoint  /restart  /help"""
+HELP = """commands: /quit  /compact  /flush  /status  /anchor  /checkpoint  /restart  /handoff AGENT WHY  /help"""
 
 
 def register(sub) -> None:
@@ -25,6 +25,8 @@ def register(sub) -> None:
     p.add_argument("--session", default="", help="session id (default: a new one)")
     p.add_argument("--max-steps", type=int, default=6, help="model steps per turn at most")
     p.add_argument("--quiet", action="store_true", help="do not show tool calls and harness actions")
+    p.add_argument("--name", default="reverie agent", help="this agent's name in hand-offs and the activity log")
+    p.add_argument("--peer", action="append", default=[], help="an agent this one may hand its task to (repeatable)")
     p.set_defaults(func=cmd_agent)
 
     p = sub.add_parser("compact", help="compact a JSONL file of chat messages; the raw prefix goes to sessions/")
@@ -90,14 +92,13 @@ def _printer(quiet: bool):
 
 
 def cmd_agent(args) -> int:
+    from core.errors import CoreError
     from core.harness.agent import HarnessAgent
-    from core.harness.restart import fresh_restart
-    from core.harness.messages import user
 
     ws = _open(args.path, args)
     llm = _client(ws, args.model, required=True)
     agent = HarnessAgent(ws, llm, session_id=args.session or None, max_steps=args.max_steps,
-                         on_event=_printer(args.quiet), agent_name="reverie agent")
+                         on_event=_printer(args.quiet), name=args.name, peers=tuple(args.peer))
     print(f"reverie agent — workspace {ws.root}, model {llm.model_id}, session {agent.session_id}")
     print(HELP)
     try:
@@ -128,9 +129,19 @@ def cmd_agent(args) -> int:
             elif line == "/checkpoint":
                 print(f"  saved {agent.checkpointer.milestone('saved from the terminal')['checkpoint_id']}")
             elif line == "/restart":
-                agent.compactor.offloader.offload(agent.history)
-                agent.history = [user(fresh_restart(ws, session_id=agent.session_id).text)]
+                agent.restart("asked for from the terminal")
                 print("  started afresh from progress.md, the latest checkpoint and AGENTS.md")
+            elif line.startswith("/handoff"):
+                to_agent, _, why = line[len("/handoff"):].strip().partition(" ")
+                if not to_agent:
+                    print("  usage: /handoff AGENT WHY")
+                    continue
+                try:
+                    record = agent.hand_off(to_agent, why.strip() or "handed on from the terminal")
+                except CoreError as exc:
+                    print(f"  {exc}")
+                    continue
+                print(f"  handed off to {to_agent} as {record['id']} (hop {record['hop']})")
             else:
                 turn = agent.run_turn(line)
                 print(f"agent> {turn.answer}" + (f"\n  ({turn.forced})" if turn.forced else ""))

@@ -21,6 +21,7 @@ from typing import Callable, Iterator
 from core.cancel import CancelToken
 from core.dream import stages
 from core.dream.apply import ApplyResult, apply_proposal
+from core.dream.relevance import relevance_proposal
 from core.dream.proposals import HELD, PENDING, Proposal, guard_reasons, new_proposal_id, save_proposal
 from core.dream.similarity import Similarity, load_similarity
 from core.dream.sources import SourceResolver
@@ -115,10 +116,17 @@ def _finish(ws, ctx: stages.DreamContext, moment: dt.datetime, dry_run: bool, ap
     material = ctx.material
     summary = {"facts": len(material.facts), "new_facts": len(ctx.prepared), "files_read": material.files_read,
                "files_seen": material.files_seen, "bytes_read": material.bytes_read, "sessions": material.sessions,
+               "session_logs_read": material.session_logs_read,
                "themes": ctx.themes, "bullets_before": memory.base_count, "bullets_after": len(memory.live()),
                "tokens_after": memory.tokens(), "notes": ctx.notes, "embedded": ctx.similarity.embedded,
                "skipped": ctx.skipped, "superseded": ctx.superseded, "relations": ctx.relations,
+               "budget_cut": ctx.budget_cut, "irrelevant": len(ctx.irrelevant),
                "stats": {**ctx.stats.to_dict(), "seconds": round(time.perf_counter() - started, 3)}}
+    if ctx.irrelevant and not dry_run:
+        held = relevance_proposal(ctx.snapshot.text, ctx.snapshot.hash, ctx.irrelevant, moment)
+        save_proposal(ws.paths, held)
+        ctx.notes.append(f"relevance prune: proposal {held.id} suggests dropping {len(ctx.irrelevant)} bullet(s) "
+                         f"unrelated to recent work; it is held until a person reviews it")
     if not changes:
         reason = "nothing new to consolidate" if not material.facts else "the new facts are already in MEMORY.md"
         if not dry_run:
@@ -160,7 +168,8 @@ def _finish(ws, ctx: stages.DreamContext, moment: dt.datetime, dry_run: bool, ap
 
 def _finished(ws, ctx: stages.DreamContext, moment: dt.datetime) -> None:
     record_dream_finished(ws.paths, ctx.material.watermark, now=moment, consumed=ctx.material.consumed,
-                          sessions_seen=ctx.state.sessions_since)
+                          sessions_seen=ctx.state.sessions_since, session_consumed=ctx.material.session_consumed,
+                          session_watermark=ctx.material.session_watermark)
 
 
 def _describe(proposal: Proposal) -> str:

@@ -4,10 +4,13 @@ The scheduler (the desktop app's thread, `reverie maintain`, a cron job) asks th
 functions and acts on the answer, so every rule can be tested with an injected
 clock instead of waiting hours:
 
-- a dream is due when it is asked for, when there has never been one, when
-  `gate_hours` (24 h) have passed or `gate_sessions` (5) sessions have ended since
-  the last one, or when a flush asked for an early dream after the last one (the
-  flush side throttles that request to once per 30 minutes, see state.py);
+- a dream is due when it is asked for (always), when `gate_hours` (24 h) have passed
+  since the last one or, before the first dream, since the workspace was first
+  opened (the chapter's clock starts when the memory is created, so a new workspace
+  is not dreamed over at once; a workspace with no recorded first open is due at
+  once), when `gate_sessions` (5) sessions have ended since the last one, or when a
+  flush asked for an early dream after the last one (the flush side throttles that
+  request to once per 30 minutes, see state.py);
 - the maintenance tick is due every `maintenance_hours` (6 h), and at once when an
   early dream is pending;
 - daily logs older than `archive_after_days` (90) are archived, session logs not
@@ -75,20 +78,24 @@ def dream_due(state: ConsolidationState, now: dt.datetime, settings: DreamSettin
               asked: bool = False) -> DreamDue:
     now = _aware(now)
     last = state.last_run_time()
-    next_at = last + dt.timedelta(hours=settings.gate_hours) if last else None
+    opened = parse_time(state.first_open)
+    start = last or opened                  # the time gate's clock: the last dream, else the first open
+    next_at = start + dt.timedelta(hours=settings.gate_hours) if start else None
     if asked:
         return DreamDue(True, "asked for", next_at)
-    if last is None:
+    if start is None:
         return DreamDue(True, "no dream has run yet", None)
     if settings.gate_sessions and state.sessions_since >= settings.gate_sessions:
         return DreamDue(True, f"{state.sessions_since} sessions ended since the last dream", next_at)
     if next_at is not None and now >= next_at:
-        hours = (now - last).total_seconds() / 3600
-        return DreamDue(True, f"{hours:.0f} h since the last dream", next_at)
+        hours = (now - start).total_seconds() / 3600
+        since = "the last dream" if last else "the workspace was first opened"
+        return DreamDue(True, f"{hours:.0f} h since {since}", next_at)
     if early_request_pending(state):
         return DreamDue(True, "a memory flush asked for an early dream", next_at)
     left = (next_at - now).total_seconds() / 3600 if next_at else 0.0
-    return DreamDue(False, f"next dream in {left:.1f} h or after "
+    which = "next" if last else "first"
+    return DreamDue(False, f"{which} dream in {left:.1f} h or after "
                            f"{max(0, settings.gate_sessions - state.sessions_since)} more session(s)", next_at)
 
 

@@ -99,6 +99,6 @@ def apply_verdict(verdict: Verdict, memory: WorkingMemory, pool: list[tuple[Cand
         target.superseded_by = target.bullet.id
         verdict.entry = target
         return
-    section = guess_section(fact.text, memory.sections)
+    section = guess_section(fact.text, memory.sections, fact.section)
     verdict.entry = memory.add(section, fact.text, fact.sources, op="add", flags=flags,
                                reason=f"new fact from {origin}")

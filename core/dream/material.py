@@ -1,20 +1,23 @@
 """The new material of a dream: facts from daily logs changed since the watermark and
-from the session summaries that arrived since the last dream.
+from the session summaries that arrived since the last dream, and from the session logs
+themselves (core/dream/session_facts.py).
 
 Cost follows the new material: every daily log is only stat()ed; a file is read
 only when its mtime is past the watermark, and an append-only log the last dream
 already read is read from the line where that dream stopped (when the lines it read
 are unchanged). Every fact keeps exact sources: `memory/2026-11-30.md#L12` (or a
-line range for a bullet with continuation lines) and `session:<id>`.
+line range for a bullet with continuation lines), `session:<id>` for a summary and
+`session:<id>#<n>` for a message of a session log. The same text found in a log and in a
+session is one fact with both sources.
 """
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
 
+from core.dream.session_facts import lines_hash, read_session_logs
 from core.dream.state import ConsolidationState, parse_time
 from core.store.daily import list_daily_logs
 from core.store.memory_md import strip_comments
@@ -35,6 +38,7 @@ class Fact:
     sources: tuple[str, ...]        # provenance refs
     day: str = ""                   # ISO date of the daily log ("" for a session summary)
     origin: str = "daily"           # "daily" | "session"
+    section: str = ""               # where the fact goes when no keyword says better ("": the default)
 
 
 @dataclass
@@ -47,6 +51,9 @@ class Material:
     consumed: dict[str, list] = field(default_factory=dict)
     sessions: list[str] = field(default_factory=list)
     session_summaries: dict[str, str] = field(default_factory=dict)
+    session_logs_read: list[str] = field(default_factory=list)
+    session_consumed: dict[str, list] = field(default_factory=dict)
+    session_watermark: float = 0.0  # newest mtime among the session logs read
 
     @property
     def empty(self) -> bool:
@@ -70,10 +77,6 @@ def clean_fact_text(raw: str) -> str:
     text = _MARKER.sub("", text, count=1)
     text = _TIME_PREFIX.sub("", text, count=1).strip()
     return " ".join(text.split())[:MAX_FACT_CHARS]
-
-
-def _lines_hash(lines: list[str]) -> str:
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
 def facts_from_lines(rel_path: str, lines: list[str], start: int, day: str) -> list[Fact]:
@@ -138,7 +141,7 @@ def _dedupe(facts: list[Fact]) -> list[Fact]:
         if key in merged:
             old = merged[key]
             sources = old.sources + tuple(s for s in fact.sources if s not in old.sources)
-            merged[key] = Fact(old.text, sources, max(old.day, fact.day), old.origin)
+            merged[key] = Fact(old.text, sources, max(old.day, fact.day), old.origin, old.section or fact.section)
         else:
             merged[key] = fact
     return list(merged.values())
@@ -171,11 +174,11 @@ def gather(paths: WorkspacePaths, state: ConsolidationState) -> Material:
         start = 0
         seen = state.consumed.get(rel)
         if isinstance(seen, list) and len(seen) == 2 and isinstance(seen[0], int) and 0 < seen[0] <= len(lines):
-            if _lines_hash(lines[: seen[0]]) == seen[1]:
+            if lines_hash(lines[: seen[0]]) == seen[1]:
                 start = seen[0]
         facts.extend(facts_from_lines(rel, lines, start, log.date.isoformat()))
         material.files_read.append(rel)
-        material.consumed[rel] = [len(lines), _lines_hash(lines)]
+        material.consumed[rel] = [len(lines), lines_hash(lines)]
         material.watermark = max(material.watermark, mtime)
     last = state.last_run_time()
     for line_no, entry in read_jsonl(paths.session_cache, paths.root).records:
@@ -188,5 +191,16 @@ def gather(paths: WorkspacePaths, state: ConsolidationState) -> Material:
         material.sessions.append(sid)
         material.session_summaries[sid] = summary
         facts.extend(summary_facts(sid, summary))
+    # A workspace dreamed over before session logs were read starts them at the daily logs' watermark:
+    # those sessions' summaries were read then, and reading months of logs at once helps no one.
+    logs = read_session_logs(paths, state.session_watermark or state.mtime_watermark, state.session_consumed)
+    for said in logs.statements:
+        text = clean_fact_text(said.text)
+        if len(text) >= 12:
+            facts.append(Fact(text=text, sources=(said.ref,), day=said.day, origin="session", section=said.section))
+    material.session_logs_read = logs.logs_read
+    material.session_consumed = logs.consumed
+    material.bytes_read += logs.bytes_read
+    material.session_watermark = logs.watermark
     material.facts = _dedupe(facts)
     return material

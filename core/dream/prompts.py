@@ -28,15 +28,29 @@ class ModelOp:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """MEMORY.md's character budget (told to the model, kept by the Prune stage) and its size now."""
+
+    limit: int
+    used: int
+
+    def sentence(self) -> str:
+        if not self.limit:
+            return ""
+        return (f"MEMORY.md must stay under {self.limit:,} characters (now {self.used:,}): prefer duplicate and "
+                f"update over new when a bullet already holds the fact; the oldest facts are cut to fit.")
+
+
+@dataclass(frozen=True)
 class BatchFact:
     number: int
     text: str
     related: tuple[tuple[str, str], ...]   # (handle, bullet text)
 
 
-def orient_messages(sections: list[str], digest: str) -> list[dict]:
+def orient_messages(sections: list[str], digest: str, budget: Budget | None = None) -> list[dict]:
     system = ("You read an AI agent's new notes and name what matters for its long-term memory. "
-              "Reply with JSON only.")
+              + (budget.sentence() + " " if budget and budget.limit else "") + "Reply with JSON only.")
     user = (f"Memory sections: {', '.join(sections) or 'none yet'}\n\nNew notes:\n{digest}\n\n"
             "Name up to 2 short items for each of: goals, decisions, patterns, preferences.")
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -59,7 +73,8 @@ def read_orient(reply) -> dict[str, list[str]]:
     return themes
 
 
-def consolidate_messages(sections: list[str], themes: dict[str, list[str]], facts: list[BatchFact]) -> list[dict]:
+def consolidate_messages(sections: list[str], themes: dict[str, list[str]], facts: list[BatchFact],
+                         budget: Budget | None = None) -> list[dict]:
     system = ("You maintain MEMORY.md, an AI agent's long-term memory: one fact per bullet. "
               "For each new fact say how it relates to the bullets shown under it:\n"
               "new - no bullet says it.\n"
@@ -67,7 +82,8 @@ def consolidate_messages(sections: list[str], themes: dict[str, list[str]], fact
               "target it.\n"
               "update - the fact changes what a bullet says (a new value, an opposite preference, "
               "a reversed decision); target it.\n"
-              "Reply with JSON only.")
+              + (budget.sentence() + "\n" if budget and budget.limit else "")
+              + "Reply with JSON only.")
     lines = []
     focus = [item for name in THEMES for item in themes.get(name, [])]
     if focus:

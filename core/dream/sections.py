@@ -23,12 +23,15 @@ RULES: tuple[tuple[str, re.Pattern], ...] = (
 DEFAULT = "Learnings"
 
 
-def guess_section(text: str, existing: list[str]) -> str:
-    """The title to file `text` under: an existing section's own spelling when it has one."""
+def guess_section(text: str, existing: list[str], default: str = "") -> str:
+    """The title to file `text` under: an existing section's own spelling when it has one.
+    `default`: where it goes when no rule matches (a session fact's role section), else Learnings."""
     lower = {title.lower(): title for title in existing}
     for title, pattern in RULES:
         if pattern.search(text):
             return lower.get(title.lower(), title)
+    if default:
+        return lower.get(default.lower(), default)
     return lower.get(DEFAULT.lower(), existing[-1] if existing else DEFAULT)
 
 

@@ -198,6 +198,27 @@ class Similarity:
                     pairs.setdefault((i, j), float(scores[i, j]))
         return [(i, j, score) for (i, j), score in sorted(pairs.items())]
 
+    def best_matches(self, texts: Sequence[str], against: Sequence[str]) -> list[tuple[int, float]]:
+        """For each of `texts`, the index in `against` of the text most like it, and the score
+        (-1, 0.0 when `against` is empty); one matrix product with embeddings."""
+        if not against:
+            return [(-1, 0.0) for _ in texts]
+        if self.embed is None:
+            out = []
+            for text in texts:
+                scores = [lexical(text, other) for other in against]
+                best = max(range(len(scores)), key=scores.__getitem__)
+                out.append((best, scores[best]))
+            return out
+        import numpy as np
+
+        self.prepare(list(texts) + list(against))
+        left = np.asarray([self._vectors[t] for t in texts], dtype=np.float32).reshape(len(texts), -1)
+        right = np.asarray([self._vectors[t] for t in against], dtype=np.float32)
+        scores = left @ right.T
+        best = scores.argmax(axis=1)
+        return [(int(j), float(scores[i, j])) for i, j in enumerate(best)]
+
     def related(self, text: str, candidates: Sequence[tuple[str, str]], k: int = 3) -> list[tuple[str, float]]:
         """The k (key, score) candidates most like `text`, best first, above the floor."""
         if self.embed is not None:

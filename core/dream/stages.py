@@ -17,7 +17,7 @@ from typing import Callable, Iterator
 
 from core.cancel import CancelToken
 from core.config import Settings
-from core.dream import judge, prompts
+from core.dream import judge, prompts, relevance
 from core.dream.kinds import classify_fact
 from core.dream.material import Fact, Material, gather
 from core.dream.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
@@ -87,6 +87,8 @@ class DreamContext:
     skipped: list[dict] = field(default_factory=list)   # facts not promoted (kind, why), conflicts with pins
     superseded: list[dict] = field(default_factory=list)  # old values an update replaced, with dates
     relations: dict[str, int] = field(default_factory=dict)
+    budget_cut: list[str] = field(default_factory=list)      # texts the budget pruned, oldest first
+    irrelevant: list[dict] = field(default_factory=list)     # relevance-prune suggestions (core/dream/relevance.py)
     _model_off: bool = False
 
     def checkpoint(self) -> None:
@@ -140,12 +142,15 @@ def orient(ctx: DreamContext) -> Progress:
     ctx.material.facts = [f for f in ctx.material.facts if _already_consolidated(ctx, f) is None
                           and not is_rejected(ctx.state, f.sources, ctx.resolver.mark)]
     yield 1, 2, (f"{len(ctx.material.files_read)} of {ctx.material.files_seen} daily logs changed, "
+                 f"{len(ctx.material.session_logs_read)} session logs changed, "
                  f"{len(ctx.material.sessions)} new session summaries, {len(ctx.material.facts)} new facts"
                  + (f" ({read - len(ctx.material.facts)} already in MEMORY.md or rejected)"
                     if read > len(ctx.material.facts) else ""))
     ctx.themes = {name: [] for name in prompts.THEMES}
     if ctx.material.facts:
-        reply = ctx.ask(prompts.orient_messages(ctx.memory.sections, ctx.material.digest()),
+        reply = ctx.ask(prompts.orient_messages(ctx.memory.sections, ctx.material.digest(),
+                                                budget=prompts.Budget(ctx.settings.memory.memory_md_chars_hint,
+                                                                      memory_chars(ctx))),
                         prompts.orient_schema(), max_tokens=96)
         if reply is not None:
             ctx.themes = prompts.read_orient(reply)
@@ -241,7 +246,9 @@ def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict
             keys[handle] = candidate.key
             pairs.append((handle, candidate.text))
         shown.append(prompts.BatchFact(number, item.fact.text, tuple(pairs)))
-    reply = ctx.ask(prompts.consolidate_messages(ctx.memory.sections, ctx.themes, shown),
+    reply = ctx.ask(prompts.consolidate_messages(ctx.memory.sections, ctx.themes, shown,
+                                                 budget=prompts.Budget(ctx.settings.memory.memory_md_chars_hint,
+                                                                       memory_chars(ctx))),
                     prompts.consolidate_schema(len(batch), list(keys)), max_tokens=24 * len(batch) + 16)
     if reply is None:
         return {}
@@ -285,7 +292,8 @@ def _keeper(a: Entry, b: Entry) -> tuple[Entry, Entry]:
 
 # ----- Prune -------------------------------------------------------------------------------------
 def prune(ctx: DreamContext) -> Progress:
-    """Drop what is superseded or expired, then the oldest facts until the budget holds."""
+    """Drop what is superseded or expired, then the oldest facts until the budget holds; then
+    suggest (never make) drops of bullets unrelated to recent work (core/dream/relevance.py)."""
     today = ctx.now.date().isoformat()
     for entry in ctx.memory.live():
         if not entry.editable:
@@ -297,31 +305,61 @@ def prune(ctx: DreamContext) -> Progress:
         expiry = next((f.split(":", 1)[1] for f in entry.bullet.flags if f.startswith(("expires:", "until:"))), "")
         if expiry and expiry < today:
             ctx.memory.drop(entry, op="expired", reason=f"expired on {expiry}")
-    yield 1, 2, "superseded and expired facts dropped"
+    yield 1, 3, "superseded and expired facts dropped"
     enforce_budget(ctx)
-    yield 2, 2, f"MEMORY.md is {ctx.memory.tokens()} tokens (budget {ctx.settings.memory.memory_md_tokens})"
+    yield 2, 3, (f"MEMORY.md is {ctx.memory.tokens()} tokens, {memory_chars(ctx)} characters (budget "
+                 f"{ctx.settings.memory.memory_md_tokens} tokens, {ctx.settings.memory.memory_md_chars_hint} characters)"
+                 + (f"; cut {len(ctx.budget_cut)} of the oldest bullets to fit" if ctx.budget_cut else ""))
+    ctx.irrelevant = relevance.suggest_drops(ctx)
+    yield 3, 3, (f"{len(ctx.irrelevant)} bullet(s) unrelated to recent work, proposed for review" if ctx.irrelevant
+                 else "no bullet is unrelated to recent work")
+
+
+def memory_chars(ctx: DreamContext) -> int:
+    """MEMORY.md's size in characters as the model sees it (provenance comments stripped)."""
+    from core.store.memory_md import strip_comments
+
+    return len(strip_comments(ctx.memory.render()))
 
 
 def enforce_budget(ctx: DreamContext) -> None:
+    """Keep MEMORY.md under both budgets, the tokens (4,000) and the characters the prompts
+    name (16,000), by dropping the oldest facts; every cut is a drop with its reason, and a
+    note says what went."""
     from core.store.memory_md import strip_comments
     from core.tokens import count_tokens
 
     budget = ctx.settings.memory.memory_md_tokens
-    tokens = ctx.memory.tokens()
-    if tokens <= budget:
+    chars_budget = ctx.settings.memory.memory_md_chars_hint
+    tokens, chars = ctx.memory.tokens(), memory_chars(ctx)
+
+    def over() -> bool:
+        return tokens > budget or bool(chars_budget and chars > chars_budget)
+
+    if not over():
         return
     # Oldest first by the newest source date; bullets without dated sources (a person's own
     # notes) and this dream's additions go last.
     candidates = sorted((e for e in ctx.memory.live() if e.editable),
                         key=lambda e: (e.is_new, e.day or "9999-99-99", e.base_line))
+    cut: list[str] = []
     for entry in candidates:
-        if tokens <= budget:
+        if not over():
             break
-        ctx.memory.drop(entry, op="budget", reason=f"MEMORY.md was over its {budget}-token budget; "
-                                                   f"this was among the oldest facts ({entry.day or 'undated'})")
-        tokens -= count_tokens(strip_comments(entry.bullet.render())) + 1
-        if tokens <= budget:
-            tokens = ctx.memory.tokens()   # the estimate said done: confirm with an exact count
-    if ctx.memory.tokens() > budget:
-        ctx.hold_reasons.append(f"MEMORY.md stays over its {budget}-token budget even after pruning "
-                                f"(pinned and read-only bullets are kept)")
+        ctx.memory.drop(entry, op="budget", reason=f"MEMORY.md was over its budget ({budget} tokens, "
+                                                   f"{chars_budget} characters); this was among the oldest facts "
+                                                   f"({entry.day or 'undated'})")
+        cut.append(entry.text)
+        shown = strip_comments(entry.bullet.render())
+        tokens -= count_tokens(shown) + 1
+        chars -= len(shown) + 1
+        if not over():
+            tokens, chars = ctx.memory.tokens(), memory_chars(ctx)   # the estimate said done: confirm exactly
+    if cut:
+        listed = "; ".join(text[:80] for text in cut[:5]) + (f"; and {len(cut) - 5} more" if len(cut) > 5 else "")
+        ctx.notes.append(f"cut {len(cut)} bullet(s), the oldest, to keep MEMORY.md under its budget of "
+                         f"{chars_budget} characters and {budget} tokens: {listed}")
+        ctx.budget_cut.extend(cut)
+    if over():
+        ctx.hold_reasons.append(f"MEMORY.md stays over its budget ({budget} tokens, {chars_budget} characters) "
+                                f"even after pruning (pinned and read-only bullets are kept)")

@@ -34,6 +34,10 @@ class ConsolidationState:
     # Daily-log refs of facts a person rejected, {ref: fingerprint of its lines} (sources.mark): a log
     # read again does not bring them back, unless the line itself changed.
     rejected: dict = field(default_factory=dict)
+    # The same for session logs (sessions/<id>.log.jsonl): {path: [lines read, sha256 of those lines]}.
+    session_consumed: dict = field(default_factory=dict)
+    session_watermark: float = 0.0  # newest session-log mtime consumed (its own: a log's clock never hides a daily log)
+    first_open: str = ""            # when the workspace was first opened: the time gate's clock starts here
 
     def last_run_time(self) -> dt.datetime | None:
         return _parse(self.last_run)
@@ -52,6 +56,7 @@ def _parse(value: str) -> dt.datetime | None:
 parse_time = _parse
 CONSUMED_KEPT = 14
 REJECTED_KEPT = 5000
+SESSIONS_KEPT = 200       # session logs whose read position is kept (the most recently read)
 
 
 def _now(now: dt.datetime | None) -> dt.datetime:
@@ -68,8 +73,11 @@ def _from_record(data: dict) -> ConsolidationState:
         state = ConsolidationState(**known)
         consumed = state.consumed if isinstance(state.consumed, dict) else {}
         rejected = state.rejected if isinstance(state.rejected, dict) else {}
+        session_consumed = state.session_consumed if isinstance(state.session_consumed, dict) else {}
         return replace(state, mtime_watermark=float(state.mtime_watermark), sessions_since=int(state.sessions_since),
-                       consumed=consumed, rejected=rejected)
+                       session_watermark=float(state.session_watermark),
+                       consumed=consumed, rejected=rejected, session_consumed=session_consumed,
+                       first_open=state.first_open if isinstance(state.first_open, str) else "")
     except (TypeError, ValueError):
         return ConsolidationState()
 
@@ -103,7 +111,9 @@ def note_new_material(paths: WorkspacePaths, *, now: dt.datetime | None = None,
 
 def record_dream_finished(paths: WorkspacePaths, mtime_watermark: float, *,
                           now: dt.datetime | None = None, consumed: dict | None = None,
-                          sessions_seen: int | None = None) -> ConsolidationState:
+                          sessions_seen: int | None = None,
+                          session_consumed: dict | None = None,
+                          session_watermark: float = 0.0) -> ConsolidationState:
     """A dream finished. `sessions_seen` is the session count it started from: sessions that
     ended while it ran still count toward the next dream."""
     moment = _now(now)
@@ -113,8 +123,14 @@ def record_dream_finished(paths: WorkspacePaths, mtime_watermark: float, *,
         merged = {**s.consumed, **(consumed or {})}
         # Only recent logs are still appended to; keep the newest few entries (names sort by date).
         kept = dict(sorted(merged.items(), key=lambda item: item[0].rsplit("/", 1)[-1])[-CONSUMED_KEPT:])
+        # Session logs read by this dream go last, so the oldest read positions are the ones let go
+        # (a log let go and later appended to is read again from its first line: facts, not loss).
+        fresh = session_consumed or {}
+        sessions = {**{k: v for k, v in s.session_consumed.items() if k not in fresh}, **fresh}
+        sessions = dict(list(sessions.items())[-SESSIONS_KEPT:])
         return replace(s, last_run=moment.isoformat(), mtime_watermark=max(s.mtime_watermark, mtime_watermark),
-                       sessions_since=left, consumed=kept)
+                       sessions_since=left, consumed=kept, session_consumed=sessions,
+                       session_watermark=max(s.session_watermark, session_watermark))
     return update_state(paths, change)
 
 

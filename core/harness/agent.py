@@ -6,7 +6,10 @@ in the system prompt; the model proposes one action as JSON (a tool and its
 input, or the answer); code validates it, runs the tool, and records the call
 and its result in the OpenAI shape. A context overflow compacts and retries
 once. Weak models loop or ramble: a repeated action and the step limit both
-end the turn with an answer, so a turn always ends.
+end the turn with an answer, so a turn always ends. Before each step the tier-4
+triggers (core/harness/triggers.py: drift from the anchor's goal, the same error
+again and again, more than 2 hours) may restart the context from what is on disk.
+An agent given peers can hand its task to one of them (the `hand_off` tool).
 
 A session's end offloads the rest of the conversation, flushes what was not
 flushed, writes the session's summary to the session cache and counts the
@@ -15,12 +18,14 @@ session toward the dream gates.
 from __future__ import annotations
 
 import datetime as dt
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from core.cancel import CancelToken
 from core.config import Settings
+from core.errors import CoreError
 from core.harness import messages as msgs
 from core.harness.anchor import AnchorStore
 from core.harness.checkpointing import Checkpointer
@@ -28,12 +33,14 @@ from core.harness.compactor import ConversationCompactor
 from core.harness.context import ContextBuilder
 from core.harness.eviction import ToolResultEvictor
 from core.harness.flush import MemoryFlushManager
+from core.harness.handoff import hand_off as write_hand_off
 from core.harness.modelcall import ask, context_length, counter_for
 from core.harness.overflow import OverflowRecovery
 from core.harness.policy import ContextPolicy
-from core.harness.restart import fresh_restart
+from core.harness.restart import FreshStart, fresh_restart
 from core.harness.session import SessionEnd, end_session
-from core.harness.tools import ToolBox
+from core.harness.tools import Tool, ToolBox
+from core.harness.triggers import RestartTriggers, Score
 from core.store.activity import record_activity
 
 BASE_PROMPT = "You are a helpful assistant with a long-term memory. Use the tools when they help."
@@ -61,9 +68,12 @@ class TurnResult:
 class HarnessAgent:
     def __init__(self, workspace, llm, *, session_id: str | None = None, base_prompt: str = BASE_PROMPT,
                  settings: Settings | None = None, max_steps: int = 6, cancel: CancelToken | None = None,
-                 on_event: Callable[[str, dict], None] | None = None, agent_name: str = "harness"):
+                 on_event: Callable[[str, dict], None] | None = None, name: str = "harness",
+                 peers: tuple[str, ...] = (), clock: Callable[[], float] = time.monotonic,
+                 score: Score | None = None):
         self.ws = workspace
-        self.agent_name = agent_name     # how the shared activity log names this agent
+        self.name = name                 # in hand-offs and in the shared activity log
+        self.peers = tuple(p for p in peers if p and p != name)
         self.llm = llm
         self.settings = settings or workspace.settings
         self.session_id = session_id or new_session_id()
@@ -77,11 +87,15 @@ class HarnessAgent:
         self.ended = False
         self.anchor = AnchorStore(workspace)
         self.checkpointer = Checkpointer(workspace, self.session_id)
-        self.tools = ToolBox(workspace, self.checkpointer, self.anchor)
+        extra = (Tool("hand_off", "hand this task to another agent (" + ", ".join(self.peers) + "); input: "
+                      "AGENT: why", "input", self._hand_off_tool, side_effect=True),) if self.peers else ()
+        self.tools = ToolBox(workspace, self.checkpointer, self.anchor, extra=extra)
+        self.triggers = RestartTriggers(self.settings.restart, score=score, clock=clock)
+        self.restarts: list[str] = []        # why each restart of this session happened
         self.flusher = MemoryFlushManager(workspace, llm, settings=self.settings, cancel=cancel)
         self.compactor = ConversationCompactor(workspace.paths, llm, self.session_id,
                                                settings=self.settings.compaction, flusher=self.flusher, cancel=cancel)
-        self.evictor = ToolResultEvictor(workspace.paths, self.session_id, self.settings.eviction)
+        self.evictor = ToolResultEvictor(workspace.paths, self.session_id, self.settings.eviction, count=self.count)
         self.policy = ContextPolicy(self.settings, self.evictor, self.compactor, self.count)
         self.recovery = OverflowRecovery(self.compactor, self.settings.overflow)
         self.builder = ContextBuilder(workspace, base_prompt + "\n\n" + PROTOCOL + self.tools.describe(),
@@ -104,7 +118,7 @@ class HarnessAgent:
         for action in outcome.actions:
             self.on_event("policy", {"action": action})
         if outcome.restart_needed:
-            self._restart()
+            self.restart("the context does not fit the window even after compaction")
 
         def call(history):
             reply = ask(self.llm, self.builder.build(history, step=self.step, anchor=anchor),
@@ -124,16 +138,40 @@ class HarnessAgent:
             return {"tool": "", "input": "", "error": f"invalid action {reply.parsed!r}"}
         return {"tool": tool, "input": text, "error": ""}
 
-    def _restart(self) -> None:
-        """Tier 4: drop the context and start over from what is saved on disk."""
+    def restart(self, reason: str = "asked for") -> FreshStart:
+        """Tier 4: drop the context and start over from what is saved on disk (the conversation
+        so far goes to the session log, and a checkpoint records where the task stood)."""
         last_user = next((m for m in reversed(self.history) if m.get("role") == "user"
-                          and not msgs.is_summary(m)), None)
+                          and not msgs.is_summary(m) and m.get("kind") != "harness"), None)
         self.compactor.offloader.offload(self.history)
+        self.checkpointer.last_action = f"fresh restart: {reason}"
+        self.checkpointer.save(f"before a fresh restart ({reason})")
         fresh = fresh_restart(self.ws, session_id=self.session_id, budget_tokens=self.window // 3, count=self.count)
-        self.history = [msgs.user(fresh.text)] + ([last_user] if last_user else [])
-        self.on_event("restart", {"sections": list(fresh.sections)})
+        opening = msgs.user(fresh.text + f"\n\n[Why the restart: {reason}. Do not repeat what led to it.]")
+        self.history = [opening] + ([last_user] if last_user else [])
+        self.triggers.reset()
+        self.restarts.append(reason)
+        self.on_event("restart", {"reason": reason, "sections": list(fresh.sections)})
+        return fresh
 
-    def _run_tool(self, name: str, text: str, turn: TurnResult) -> None:
+    # ----- hand-offs -----------------------------------------------------------------------------
+    def hand_off(self, to_agent: str, why: str, **details) -> dict[str, Any]:
+        """Hand this task to another agent: a packet from the checkpointer, the anchor and the last
+        summary (core/harness/handoff.py); a packet that would loop is refused (HandoffLoopError)."""
+        record = write_hand_off(self, to_agent=to_agent, why=why, from_agent=self.name, **details)
+        self.on_event("handoff", {"id": record["id"], "to": to_agent, "hop": record["hop"]})
+        return record
+
+    def _hand_off_tool(self, args: dict[str, Any]) -> str:
+        to_agent, _, why = str(args.get("input") or "").partition(":")
+        to_agent = to_agent.strip()
+        if to_agent not in self.peers:
+            raise CoreError(f"no agent {to_agent!r} to hand off to; write AGENT: why, AGENT one of "
+                            f"{', '.join(self.peers)}")
+        record = self.hand_off(to_agent, why.strip() or "the task needs another agent")
+        return f"handed off to {to_agent} as {record['id']} (hop {record['hop']})"
+
+    def _run_tool(self, name: str, text: str, turn: TurnResult, request: str = "") -> tuple[str, str]:
         args = self.tools.arguments_for(name, text)
         call = msgs.tool_call(name, args, call_id=f"call_{uuid.uuid4().hex[:12]}")
         self.history.append(msgs.assistant("", [call]))
@@ -142,13 +180,15 @@ class HarnessAgent:
         self.checkpointer.after_tool(name, args, error=error)
         self.history.append(self.policy.on_tool_result(msgs.tool_result(call["id"], result, name), name))
         turn.tool_calls.append({"name": name, "arguments": args, "error": error})
+        self.triggers.record(f"{request} -> {name} {text}", error)
         self.on_event("tool", {"name": name, "arguments": args, "error": error, "result": result})
+        return result, error
 
     # ----- a turn --------------------------------------------------------------------------------
     def run_turn(self, user_text: str) -> TurnResult:
         if self.ended:
             raise RuntimeError("this session has ended; start a new HarnessAgent")
-        record_activity(self.ws.paths, self.agent_name, "turn", self.session_id)   # not idle: no dream starts
+        record_activity(self.ws.paths, self.name, "turn", self.session_id)   # not idle: no dream starts
         self.history.append(msgs.user(user_text))
         turn = TurnResult(answer="", steps=0)
         tools_and_answer = self.tools.names + [ANSWER]
@@ -157,6 +197,10 @@ class HarnessAgent:
             if self.cancel is not None:
                 self.cancel.raise_if_cancelled()
             self.checkpointer.maybe_timer()
+            why = self.triggers.check(self.anchor.load().goal)
+            if why:
+                self.restart(why)
+                turn.actions.append(f"tier 4: fresh restart ({why})")
             self.step += 1
             turn.steps += 1
             forced = ""
@@ -169,11 +213,13 @@ class HarnessAgent:
             action = self._propose([ANSWER] if forced else tools_and_answer, turn)
             if action["error"]:
                 invalid += 1
+                self.triggers.record(user_text, action["error"])
                 if forced:
                     return self._finish(turn, self._fallback_answer(), forced + "; " + action["error"])
                 self._note(f"[harness] {action['error']}. Reply with the JSON object.")
                 continue
             if action["tool"] == ANSWER:
+                self.triggers.record(f"{user_text} -> answer: {action['input'][:200]}")
                 return self._finish(turn, action["input"].strip() or self._fallback_answer(), forced)
             key = (action["tool"], action["input"].strip().lower())
             if key == last_action:
@@ -182,7 +228,9 @@ class HarnessAgent:
                 repeated = True
                 continue
             last_action = key
-            self._run_tool(action["tool"], action["input"], turn)
+            result, error = self._run_tool(action["tool"], action["input"], turn, user_text)
+            if action["tool"] == "hand_off" and not error:
+                return self._finish(turn, result, "")
 
     def _note(self, text: str) -> None:
         """A message from the harness to the model (not the person's words: summaries leave it out)."""
@@ -236,6 +284,6 @@ class HarnessAgent:
         self.ended = True
         result = end_session(self.ws, self.history, self.compactor, flusher=self.flusher,
                              flush=self.settings.compaction.flush_before)
-        record_activity(self.ws.paths, self.agent_name, "session_end", self.session_id)
+        record_activity(self.ws.paths, self.name, "session_end", self.session_id)
         self.on_event("session_end", {"summary": result.summary})
         return result

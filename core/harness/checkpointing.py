@@ -18,7 +18,7 @@ from core.errors import CoreError
 from core.store.checkpoints import new_checkpoint_id, next_task
 
 SIDE_EFFECT_TOOLS = frozenset({"write_file", "edit_file", "delete_file", "shell", "run_command",
-                               "progress_update", "checkpoint_save"})
+                               "progress_update", "checkpoint_save", "hand_off"})
 
 
 class Checkpointer:

@@ -1,6 +1,7 @@
 """Tool-result eviction: big payloads leave the context, and a file keeps every byte.
 
-Tier 1 (at once): a tool result over `threshold_chars` is written to
+Tier 1 (at once): a tool result over `threshold_tokens` (8,000, counted with the
+loaded model's own tokenizer; cl100k_base without one) is written to
 `large_tool_results/<session>/<call_id>.txt` and replaced by a placeholder with
 its head, its tail and the path, so the agent can read the rest with
 read_file. Reading tools are exempt: evicting what read_file returned would
@@ -21,9 +22,12 @@ from core.errors import PathEscapeError
 from core.harness.messages import Message, message_tokens, tool_names, total_tokens
 from core.store.evicted import read_evicted, write_evicted
 from core.store.paths import WorkspacePaths
+from core.tokens import count_tokens
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 REFERENCE_PREVIEW = 200
+MAX_TOKENS_PER_CHAR = 4      # no tokenizer spends more than 4 tokens on one character (a byte each)
+COUNTED_KEPT = 256
 
 
 def read_payload(paths: WorkspacePaths, rel_path: str) -> str:
@@ -51,17 +55,34 @@ def reference(content: str, rel_path: str) -> str:
 
 
 class ToolResultEvictor:
-    def __init__(self, paths: WorkspacePaths, session_id: str, settings: EvictionSettings | None = None):
+    def __init__(self, paths: WorkspacePaths, session_id: str, settings: EvictionSettings | None = None,
+                 count=count_tokens):
         self.paths = paths
         self.session_id = session_id
         self.settings = settings or EvictionSettings()
+        self.count = count                    # the model's tokenizer when one is loaded (counter_for)
+        self._counted: dict[str, int] = {}    # the policy asks about the same results at every step
 
     def _store(self, call_id: str, content: str, suffix: str = "") -> str:
         return write_evicted(self.paths, self.session_id, safe_call_id(call_id) + suffix, content)
 
     # ----- tier 1 ---------------------------------------------------------------------------
     def should_evict(self, tool_name: str, content: str) -> bool:
-        return tool_name not in self.settings.exempt_tools and len(content or "") > self.settings.threshold_chars
+        if tool_name in self.settings.exempt_tools or not content:
+            return False
+        if self.settings.threshold_chars and len(content) > self.settings.threshold_chars:
+            return True
+        limit = self.settings.threshold_tokens
+        if not limit or len(content) * MAX_TOKENS_PER_CHAR <= limit:
+            return False                      # too short to be over, whatever the tokenizer
+        return self.tokens(content) > limit
+
+    def tokens(self, content: str) -> int:
+        if content not in self._counted:
+            if len(self._counted) >= COUNTED_KEPT:
+                self._counted.clear()
+            self._counted[content] = self.count(content)
+        return self._counted[content]
 
     def evict(self, msg: Message, tool_name: str = "") -> Message:
         """The tool message, evicted when it is over the threshold (else unchanged)."""

@@ -35,7 +35,7 @@ def _int(value: Any, default: int) -> int:
 
 
 class ToolBox:
-    def __init__(self, workspace, checkpointer, anchor_store, *, search_k: int = 5):
+    def __init__(self, workspace, checkpointer, anchor_store, *, search_k: int = 5, extra: tuple[Tool, ...] = ()):
         self.ws = workspace
         self.checkpointer = checkpointer
         self.anchor = anchor_store
@@ -53,6 +53,7 @@ class ToolBox:
             Tool("progress_update", "record progress in progress.md; input: what is done now", "done",
                  self.progress_update, side_effect=True),
         ]}
+        self.tools.update({t.name: t for t in extra})    # the agent's own (hand_off when it has peers)
 
     @property
     def names(self) -> list[str]:

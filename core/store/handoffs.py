@@ -3,7 +3,9 @@
 A packet says who hands what to whom and why, what is done, what failed and
 how to know the task is finished. A task that would go back to an agent that
 already handed it on is refused as a loop: two agents bouncing a task between
-them forever is a known failure of multi-agent set-ups.
+them forever is a known failure of multi-agent set-ups. The loop check and the
+write happen under one lock, so two agents handing the same task at once cannot
+both pass the check (A -> B and B -> A at the same moment: one is refused).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from core.errors import FormatError, HandoffLoopError
 from core.store.atomic import atomic_write
 from core.store.fileio import confined_glob, read_text
 from core.store.checkpoints import read_json_record
+from core.store.locks import locked
 from core.store.paths import WorkspacePaths
 
 FIELDS = ("from_agent", "to_agent", "original_target", "why_this_agent", "completed_work",
@@ -56,6 +59,11 @@ def create_handoff(paths: WorkspacePaths, packet: dict[str, Any], task_id: str |
     if problems:
         raise FormatError("invalid hand-off: " + "; ".join(problems))
     task_id = task_id or packet.get("task_id") or packet["original_target"]
+    with locked(paths.locks_dir / "handoffs.lock"):
+        return _create_unlocked(paths, packet, task_id)
+
+
+def _create_unlocked(paths: WorkspacePaths, packet: dict[str, Any], task_id: str) -> dict[str, Any]:
     chain = sorted((p for p in list_handoffs(paths) if p.get("task_id") == task_id), key=lambda p: p.get("hop", 0))
     handed_on_by = {p["from_agent"] for p in chain}
     if packet["to_agent"] in handed_on_by:

@@ -10,7 +10,7 @@ from core.cli import main
 from core.harness.messages import orphan_results
 
 LAST_LINE = re.compile(r"^retention model=(\S+) daily=(\d\.\d\d) offload=(\d\.\d\d) summary=(\d\.\d\d) "
-                       r"ratio=(\d+\.\d)$")
+                       r"memory=(\d\.\d\d) ratio=(\d+\.\d)$")
 
 
 def test_the_planted_conversation_has_every_fact_once_and_well_formed_tool_pairs():
@@ -41,5 +41,19 @@ def test_retention_bench_small_run(tmp_path, capsys):
     assert match.group(1) == "smollm2-135m-instruct-q4_1"
     assert match.group(3) == "1.00"                               # the offloaded log holds every fact
     assert any("raw-log-has-all=True" in line for line in out)
-    assert float(match.group(5)) > 1.0
+    assert float(match.group(6)) > 1.0
     assert (tmp_path / "ws" / "sessions" / "bench-retention.log.jsonl").exists()
+    assert float(match.group(5)) >= 0.5                           # the dream read the session log
+
+
+def test_retention_bench_without_a_model_dreams_the_session_log_into_memory(tmp_path, capsys):
+    code = main(["bench", "retention", "--no-model", "--messages", "64", "--facts", "8", "--big", "1",
+                 "--workspace", str(tmp_path / "ws")])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert code == 0
+    match = LAST_LINE.match(out[-1])
+    assert match, out[-1]
+    assert match.group(1) == "none" and match.group(2) == "0.00"        # no model: no flush into the daily logs
+    assert float(match.group(5)) >= 0.5
+    memory = (tmp_path / "ws" / "MEMORY.md").read_text()
+    assert "src:session:bench-retention#" in memory                     # sourced to the messages

@@ -40,8 +40,11 @@ def test_dream_now_propose_accept_then_undo(qtbot, demo_workspace, make_controll
     assert all(view.bars[s].value() == view.bars[s].maximum() for s in ("orient", "gather", "consolidate", "prune"))
     proposal = view.review.proposal
     assert proposal.is_open and proposal.changes
-    assert view.list.count() == 1 and "proposed" in view.state.text()
-    assert view.review.changes.topLevelItemCount() >= 1                    # sections
+    # The dream's proposal, and the relevance prune's suggestions when it made any (always held).
+    suggestions = [p for p in list_proposals(ws.paths) if p.summary.get("kind") == "relevance"]
+    assert all(p.status == "held" for p in suggestions)
+    assert view.list.count() == 1 + len(suggestions) and "proposed" in view.state.text()
+    assert view.review.changes.topLevelItemCount() >= 1                      # sections
     assert view.review.diff.alignment is not None and not view.review.diff.alignment.identical
     added = next(c for c in proposal.changes if c.kind == "add")
     view.review.changes.setCurrentItem(view.review.changes.rows[added.id])
@@ -52,7 +55,7 @@ def test_dream_now_propose_accept_then_undo(qtbot, demo_workspace, make_controll
     after = ws.read_memory().text
     assert after != before and added.after in after
     assert "Accepted" in view.review.bar.text
-    assert list_proposals(ws.paths)[0].status == "applied"
+    assert next(p for p in list_proposals(ws.paths) if p.id == proposal.id).status == "applied"
 
     with qtbot.waitSignal(view.review.undone, timeout=20_000):
         view.review.undo.click()
@@ -85,10 +88,11 @@ def test_reject_all_leaves_memory_alone(qtbot, demo_workspace, make_controller):
     view = dream_view(qtbot, controller)
     before = ws.read_memory().text
     dream(qtbot, view)
+    reviewed = view.review.proposal.id
     with qtbot.waitSignal(view.review.decided, timeout=20_000):
         view.review.reject_all.click()
     assert ws.read_memory().text == before
-    assert list_proposals(ws.paths)[0].status == "rejected"
+    assert next(p for p in list_proposals(ws.paths) if p.id == reviewed).status == "rejected"
     assert view.list.count() == 0 or "rejected" in view.review.title.text()
 
 

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from dataclasses import replace
 
 from core.dream.proposals import list_proposals
-from core.dream.state import load_state
+from core.dream.state import load_state, update_state
 from desktop.status_bar import describe_idle, describe_next_dream
 from desktop.tasks import running_threads
 
@@ -23,8 +24,15 @@ class FakeClock:
         self.now += seconds
 
 
+def opened_a_day_ago(ws) -> None:
+    """The time gate's clock starts at a workspace's first open: make that a day ago, so a dream is due."""
+    opened = dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=25)
+    update_state(ws.paths, lambda state: replace(state, first_open=opened.isoformat()))
+
+
 def test_scheduler_runs_maintenance_then_dreams_after_idle(qtbot, demo_workspace, make_controller):
     ws = demo_workspace
+    opened_a_day_ago(ws)
     clock = FakeClock(time.time())
     controller = make_controller(ws, schedule=True, clock=clock, tick_ms=40, llm_factory=no_model, index=False)
     statuses, finished = [], []
@@ -40,7 +48,8 @@ def test_scheduler_runs_maintenance_then_dreams_after_idle(qtbot, demo_workspace
     assert any("agent is active" in note for note in report.notes)
     assert load_state(ws.paths).last_maintenance
 
-    # More ticks: a dream is due (none ever ran) but waits for idle; nothing starts.
+    # More ticks: a dream is due (none ever ran, and the workspace was opened a day ago) but waits for
+    # idle; nothing starts.
     seen = len(statuses)
     qtbot.waitUntil(lambda: len(statuses) >= seen + 5, timeout=10_000)
     assert len(finished) == 1 and not controller.dreaming
@@ -64,7 +73,8 @@ def test_scheduler_runs_maintenance_then_dreams_after_idle(qtbot, demo_workspace
 
 def test_agent_activity_keeps_the_scheduler_from_dreaming(qtbot, demo_workspace, make_controller):
     ws = demo_workspace
-    clock = FakeClock(time.time() + 11 * 60)           # idle from the start...
+    opened_a_day_ago(ws)                               # a dream is due...
+    clock = FakeClock(time.time() + 11 * 60)           # ...and the agent idle from the start...
     controller = make_controller(ws, schedule=True, clock=clock, tick_ms=40, llm_factory=no_model, index=False)
     from core.dream.state import record_maintenance
 

@@ -54,9 +54,11 @@ def test_dream_proposals_and_why_commands(golden, capsys):
     assert "no open proposals" in capsys.readouterr().out
 
     assert main(["dream", root, "--no-model"]) == 0
-    assert "review: reverie proposals" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "review: reverie proposals" in said
+    pid = said.split("review: reverie proposals")[1].split()[2]     # ROOT show PID (the relevance prune's is another)
     main(["proposals", root, "list"])
-    pid = capsys.readouterr().out.split()[0]
+    assert pid in capsys.readouterr().out
     assert main(["proposals", root, "show", pid]) == 0
     shown = capsys.readouterr().out
     assert "src memory/2026-11-09.md#L3" in shown and "hunks:" in shown

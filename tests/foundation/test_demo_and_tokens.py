@@ -65,7 +65,9 @@ def test_settings_round_trip_and_validation(tmp_path):
 def test_defaults_match_design():
     s = Settings()
     assert (s.compaction.trigger_messages, s.compaction.trigger_tokens, s.compaction.keep_messages) == (50, 80_000, 20)
-    assert (s.eviction.threshold_chars, s.eviction.preview_chars) == (80_000, 2_000)
+    assert (s.eviction.threshold_tokens, s.eviction.threshold_chars, s.eviction.preview_chars) == (8_000, 0, 2_000)
+    assert (s.dream.relevance_threshold, s.dream.relevance_days, s.memory.memory_md_chars_hint) == (0.6, 7, 16_000)
+    assert (s.restart.drift_steps, s.restart.error_repeats, s.restart.max_hours) == (5, 3, 2.0)
     assert (s.dream.gate_hours, s.dream.gate_sessions, s.dream.maintenance_hours) == (24, 5, 6)
     assert (s.retention.archive_after_days, s.retention.prune_sessions_after_days) == (90, 180)
     assert (s.memory.memory_md_tokens, s.memory.session_cache_size, s.memory.anchor_every_steps) == (4000, 10, 5)

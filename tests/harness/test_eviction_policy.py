@@ -186,3 +186,20 @@ def test_policy_runs_the_tiers_in_order(workspace):
     huge_tail = [m.user("w " * 6000)]
     out = policy.apply(huge_tail, 1000)
     assert out.restart_needed and out.actions[-1].startswith("tier 4")
+
+
+def test_tier1_evicts_by_tokens_not_characters(workspace):
+    words = " ".join(f"w{i}" for i in range(4000))             # 11,000 tokens in 23,000 characters
+    few = "x" * 60_000                                           # 60,000 characters, few tokens
+    assert count_tokens(words) > 8_000 > count_tokens(few) and len(words) < 80_000
+    evictor = ToolResultEvictor(workspace.paths, "s1")
+    assert evictor.evict(m.tool_result("c1", words, name="shell"), "shell").get("evicted")
+    assert evictor.evict(m.tool_result("c2", few, name="shell"), "shell").get("evicted") is None
+    # The count is the model's when one is given (here a tokenizer twice as coarse), and configurable.
+    coarse = ToolResultEvictor(workspace.paths, "s1", count=lambda text: count_tokens(text) // 2)
+    assert coarse.evict(m.tool_result("c3", words, name="shell"), "shell").get("evicted") is None
+    strict = ToolResultEvictor(workspace.paths, "s1", EvictionSettings(threshold_tokens=100))
+    assert strict.evict(m.tool_result("c4", " ".join(["word"] * 200), name="shell"), "shell").get("evicted")
+    # An extra character cap still works when set.
+    capped = ToolResultEvictor(workspace.paths, "s1", EvictionSettings(threshold_chars=50_000))
+    assert capped.evict(m.tool_result("c5", few, name="shell"), "shell").get("evicted")

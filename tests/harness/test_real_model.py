@@ -44,6 +44,21 @@ def llm():
     client.close()
 
 
+def test_tier1_eviction_counts_with_the_loaded_models_tokenizer(workspace, llm):
+    from core.config import EvictionSettings
+    from core.harness.modelcall import counter_for
+    from core.tokens import count_tokens
+
+    text = " ".join(f"Ωμέγα-{i} 東京 {i * 7919}" for i in range(400))
+    model_count, tiktoken_count = llm.count_tokens(text), count_tokens(text)
+    assert model_count != tiktoken_count
+    limit = (model_count + tiktoken_count) // 2               # between the two counts
+    evictor = ToolResultEvictor(workspace.paths, "tok", EvictionSettings(threshold_tokens=limit),
+                                count=counter_for(llm))
+    evicted = evictor.evict(user(text) | {"role": "tool", "tool_call_id": "c1", "name": "shell"}, "shell")
+    assert bool(evicted.get("evicted")) == (model_count > limit)
+
+
 def test_long_conversation_through_the_real_compactor(workspace, llm):
     settings = small_settings(flush_before=False, trigger_messages=90, keep_messages=20)
     messages, _facts = build_conversation(320, 40, big_results=3, big_chars=100_000, seed=11)

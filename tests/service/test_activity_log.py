@@ -102,10 +102,10 @@ def test_harness_turns_and_session_ends_are_recorded_under_the_agents_name(works
             return "NO_REPLY"
         return json.dumps({"tool": "answer", "input": "hello"})
 
-    agent = HarnessAgent(workspace, ScriptedLLM(reply), session_id="s-9", agent_name="reverie agent")
+    agent = HarnessAgent(workspace, ScriptedLLM(reply), session_id="s-9", name="reverie agent")
     assert agent.run_turn("hi").answer == "hello"
     entry = last_by_agent(workspace.paths)["reverie agent"]
     assert (entry.kind, entry.detail) == ("turn", "s-9")
     agent.end_session()
     assert last_by_agent(workspace.paths)["reverie agent"].kind == "session_end"
-    assert HarnessAgent(workspace, ScriptedLLM(reply)).agent_name == "harness"
+    assert HarnessAgent(workspace, ScriptedLLM(reply)).name == "harness"

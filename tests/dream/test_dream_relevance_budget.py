@@ -1,0 +1,130 @@
+"""Prune strategy 3 (relevance, proposed and held), the character budget, and the first-open time gate."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from tests.support.dreamkit import write_log
+from tests.support.fakes import ScriptedLLM
+
+from core.config import DreamSettings
+from core.dream import gates
+from core.dream.apply import apply_proposal
+from core.dream.consolidator import run_dream
+from core.dream.proposals import HELD, list_proposals
+from core.dream.state import ConsolidationState, load_state
+from core.errors import ProposalError
+from core.store.memory_md import strip_comments
+
+NOW = dt.datetime(2026, 12, 5, 22, tzinfo=dt.timezone.utc)
+OLD = """# MEMORY
+
+## Preferences
+- Prefers oat milk in coffee <!-- id:m-oat src:memory/2026-09-01.md#L3 -->
+- Grows tomatoes on the balcony every summer <!-- id:m-tom src:memory/2026-09-01.md#L4 pin -->
+
+## Projects
+- The billing service stores invoices in PostgreSQL 16 <!-- id:m-pg src:memory/2026-09-01.md#L5 -->
+- The billing service exposes a REST API for invoice lookups <!-- id:m-api src:memory/2026-12-04.md#L3 -->
+"""
+
+
+def seed(ws, text=OLD):
+    snap = ws.read_memory()
+    ws.write_memory(text, snap.hash)
+
+
+def test_bullets_unrelated_to_recent_work_are_proposed_as_held_drops_never_pinned_never_recent(workspace):
+    seed(workspace)
+    write_log(workspace, "2026-12-04", ["The billing service exposes a REST API for invoice lookups"])
+    write_log(workspace, "2026-12-05", ["Migrating billing invoices from PostgreSQL 16 to PostgreSQL 17",
+                                        "The invoice table gets a new index on customer id"])
+    result = run_dream(workspace, None, now=NOW, apply=True)
+    held = [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance"]
+    assert len(held) == 1
+    proposal = held[0]
+    assert proposal.status == HELD and "relevance prune" in proposal.hold_reasons[0]
+    dropped = {c.bullet_id: c for c in proposal.changes}
+    assert set(dropped) == {"m-oat"}                    # not the pinned tomatoes, not the related or recent ones
+    assert dropped["m-oat"].op == "relevance" and "relevance threshold 0.60" in dropped["m-oat"].reason
+    # The dream's own proposal is not held back by it; MEMORY.md still has the bullet until a person accepts.
+    assert result.status == "applied"
+    assert "oat milk" in workspace.read_memory().text
+    assert any("relevance prune" in note for note in result.notes)
+    with pytest.raises(ProposalError, match="held for review"):
+        apply_proposal(workspace, proposal.id, reviewed=False)
+    # A second dream does not suggest the same bullet again while the first suggestion is open.
+    write_log(workspace, "2026-12-05", ["Migrating billing invoices from PostgreSQL 16 to PostgreSQL 17",
+                                        "The invoice table gets a new index on customer id",
+                                        "Invoice numbers restart every January"])
+    run_dream(workspace, None, now=NOW + dt.timedelta(hours=1), apply=True)
+    assert len([p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance"]) == 1
+    # Accepted by a person: the bullet goes.
+    apply_proposal(workspace, proposal.id, reviewed=True)
+    assert "oat milk" not in workspace.read_memory().text
+    assert "tomatoes" in workspace.read_memory().text
+
+
+def test_relevance_prune_can_be_turned_off_and_needs_recent_work(workspace):
+    seed(workspace)
+    # No recent logs or sessions at all: nothing to measure against, nothing suggested.
+    result = run_dream(workspace, None, now=NOW)
+    assert not [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance"]
+    write_log(workspace, "2026-12-05", ["Migrating billing invoices from PostgreSQL 16 to PostgreSQL 17"])
+    workspace.settings = workspace.settings.replace("dream", relevance_threshold=0.0)
+    result = run_dream(workspace, None, now=NOW + dt.timedelta(hours=1))
+    assert result.status in ("proposed", "nothing")
+    assert not [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance"]
+
+
+def test_the_prompts_state_the_character_budget_and_the_dream_cuts_to_it(workspace):
+    facts = [f"Service number {i} of the fleet runs on host rack-{i:03d} in the Porto data centre" for i in range(40)]
+    write_log(workspace, "2026-12-01", facts[:20])
+    write_log(workspace, "2026-12-05", facts[20:])
+    workspace.settings = workspace.settings.replace("memory", memory_md_chars_hint=2000)
+    llm = ScriptedLLM(lambda messages: '{"ops": []}')
+    result = run_dream(workspace, llm, now=NOW, apply=False)
+    told = [m["content"] for call in llm.calls for m in call if m["role"] == "system"]
+    assert told and all("MEMORY.md must stay under 2,000 characters" in text for text in told)
+    new_text = result.proposal.new_text
+    assert len(strip_comments(new_text)) <= 2000
+    cut = result.proposal.summary["budget_cut"]
+    assert 0 < len(cut) < 40 and set(cut) <= set(facts[:20])         # the oldest day's facts go first
+    assert all(text not in new_text for text in cut)
+    assert any(note.startswith(f"cut {len(cut)} bullet(s), the oldest") for note in result.notes)
+
+
+def test_the_time_gate_starts_at_the_first_open_and_asking_always_works(workspace):
+    state = load_state(workspace.paths)
+    opened = dt.datetime.fromisoformat(state.first_open)
+    assert state.last_run == "" and abs((dt.datetime.now(dt.timezone.utc) - opened).total_seconds()) < 600
+    settings = DreamSettings()
+    soon = gates.dream_due(state, opened + dt.timedelta(hours=1), settings)
+    assert not soon.due and soon.reason.startswith("first dream in 23.0 h")
+    assert soon.next_at == opened + dt.timedelta(hours=24)
+    assert gates.dream_due(state, opened + dt.timedelta(hours=1), settings, asked=True).due
+    later = gates.dream_due(state, opened + dt.timedelta(hours=24), settings)
+    assert later.due and "since the workspace was first opened" in later.reason
+    # Opening again does not move the clock.
+    from core.workspace import Workspace
+
+    Workspace.open(workspace.root).close()
+    assert load_state(workspace.paths).first_open == state.first_open
+    # A state with no recorded first open (written before this clock existed) is due at once.
+    assert gates.dream_due(ConsolidationState(), opened, settings).due
+
+
+def test_a_bullet_a_person_kept_is_not_suggested_again(workspace):
+    from core.dream.apply import reject_proposal
+
+    seed(workspace)
+    write_log(workspace, "2026-12-05", ["Migrating billing invoices from PostgreSQL 16 to PostgreSQL 17"])
+    run_dream(workspace, None, now=NOW)
+    [first] = [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance"]
+    assert "m-oat" in {c.bullet_id for c in first.changes}
+    reject_proposal(workspace, first.id)
+    write_log(workspace, "2026-12-05", ["Migrating billing invoices from PostgreSQL 16 to PostgreSQL 17",
+                                        "Invoice numbers restart every January"])
+    run_dream(workspace, None, now=NOW + dt.timedelta(hours=1))
+    later = [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance" and p.id != first.id]
+    assert all("m-oat" not in {c.bullet_id for c in p.changes} for p in later)
