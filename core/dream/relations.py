@@ -270,7 +270,7 @@ def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False, cued
     subject |= (anchors(fact) & anchors(bullet)) - moved             # "1:1", "Kubernetes"
     if not subject:
         return ""
-    if not cue and _names_differ(fact, bullet, everything, rarity):
+    if not (cue or cued) and _names_differ(fact, bullet, everything, rarity):
         return ""            # "the check for Kakadorlo" / "the check for Lokami": two things, not one changed
     strength = sum(rarity.weight(t) for t in subject)
     # Two fairly rare words, or one very rare; a fact close in meaning that says it changes
@@ -324,8 +324,11 @@ def _names_differ(fact: str, bullet: str, values: set[str], rarity: Rarity) -> b
     mine, theirs = names(fact), names(bullet)
     novel_mine = _novel(frozenset(mine), bullet, rarity)
     novel_theirs = _novel(frozenset(theirs), fact, rarity)
-    if (mine - novel_mine) or (theirs - novel_theirs):
-        return False                         # a name one side has is in the other's words
+    # What is left is shared or too common to tell things apart ("API" in every eighth line): only a
+    # shared name that is rare makes one subject.
+    common = max(2.0, rarity.total * 0.05)
+    if any(rarity.count(a) <= common for a in (mine - novel_mine) | (theirs - novel_theirs)):
+        return False                         # a rare name one side has is in the other's words
     return bool(novel_mine) and bool(novel_theirs)
 
 

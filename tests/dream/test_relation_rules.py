@@ -80,3 +80,14 @@ def test_a_traded_noun_is_not_a_duplicate(cosine):
     relation = related("Rosa Quintero maintains the billing dashboard",
                        "Rosa Quintero maintains the billing exporter", cosine)
     assert relation.kind != DUPLICATE, relation
+
+
+def test_the_same_attribute_of_two_named_things_is_two_facts(cosine):
+    # The attribute's words ("API key alias") are in many lines; the project names tell them apart.
+    page = [f"The API key alias for project {name} is {word}-{number}." for name, word, number in
+            (("Kiwi", "amber", 4120), ("Lemon", "cinder", 4377), ("Mango", "falcon", 4519), ("Nectar", "onyx", 4823))]
+    fact = "The API key alias for project Osprey is onyx-5415."
+    rarity = Rarity(BACKGROUND + page + [fact])
+    candidates = [Candidate(f"b{i}", text, cosine(fact, text)) for i, text in enumerate(page)]
+    relation = relate(fact, sorted(candidates, key=lambda c: -c.cosine), rarity)
+    assert relation.kind == NEW, relation
