@@ -97,6 +97,8 @@ _TRANSIENT = [
      2.0, "a to-do"),
     (_rx(r"^(?:wrote|implemented|built|refactored|drafted|prototyped)\b"), 2.0, "work done"),
     (_rx(r"\bstill (?:fail|fails|failing|broken|open|red|flaky|pending|missing|to do)\b"), 2.5, "work in progress"),
+    (_rx(r"\b(?:looks?|seems?|is looking|are looking) (?:healthy|fine|good|ok|okay|normal|stable|green|clean)\b"),
+     2.5, "a status check"),
     (_rx(r"\bagain\b[^.;]*(?:;|$)"), 0.5, "a recurring nuisance"),
 ]
 

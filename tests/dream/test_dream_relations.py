@@ -39,6 +39,7 @@ MEMORY = """# MEMORY
     ("Make the invoice export multi-currency.", TRANSIENT),
     ("Create the billing table migration and a test.", TRANSIENT),
     ("Two integration tests still fail on the new runner", TRANSIENT),
+    ("The Heron job logs look healthy at step 4", TRANSIENT),
     ("Implemented the retry queue with a bounded buffer", TRANSIENT),
     ("Lena is away next Thursday (school trip); no reviews that day", ONE_OFF),
     ("Omar will be on leave from the 3rd for a week", ONE_OFF),
