@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Settings, dump_settings, load_settings
-from core.errors import PathEscapeError, WorkspaceError
+from core.errors import CoreError, PathEscapeError, WorkspaceError
 from core.store import checkpoints as checkpoint_store
 from core.store import handoffs as handoff_store
 from core.store.checkpoints import validate_checkpoint
@@ -103,13 +103,15 @@ class Workspace:
 
     def _note_first_open(self) -> None:
         """The dream's time gate counts from the workspace's first open (core/dream/gates.py)."""
-        if read_state_record(self.paths).get("first_open"):
-            return
         moment = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         try:
+            if read_state_record(self.paths).get("first_open"):
+                return
             update_state_record(self.paths, lambda r: r if r.get("first_open") else {**r, "first_open": moment})
-        except OSError:
-            pass    # a read-only workspace still opens; with no clock recorded its first dream is due at once
+        except (OSError, CoreError):
+            # A read-only workspace, or memory/ a link out (reported by `index` and the app), still
+            # opens; with no clock recorded its first dream is due at once.
+            pass
 
     def close(self) -> None:
         with self._index_lock:
@@ -236,6 +238,10 @@ class Workspace:
 
     def checkpoint_files(self, session_id: str | None = None) -> list[Path]:
         return checkpoint_store.list_checkpoints(self.paths, session_id)
+
+    def read_checkpoint(self, path: Path) -> dict[str, Any]:
+        """One checkpoint file (as `checkpoint_files` lists them), validated; FormatError when damaged."""
+        return checkpoint_store.read_checkpoint(self.paths, path)
 
     def create_handoff(self, packet: dict[str, Any], task_id: str | None = None) -> tuple[dict[str, Any], Changes]:
         record = handoff_store.create_handoff(self.paths, packet, task_id)

@@ -35,7 +35,6 @@ def _open(path: str):
 def find_checkpoint(ws, checkpoint_id: str, session: str = "") -> dict:
     """The checkpoint with this id (in `session`, or in whichever session holds it)."""
     from core.errors import NotFoundError, WorkspaceError
-    from core.store.checkpoints import read_checkpoint
 
     found = [p for p in ws.checkpoint_files(session or None) if p.stem == checkpoint_id]
     if not found:
@@ -44,12 +43,12 @@ def find_checkpoint(ws, checkpoint_id: str, session: str = "") -> dict:
     if len(found) > 1:
         sessions = ", ".join(p.parent.name for p in found)
         raise WorkspaceError(f"checkpoint {checkpoint_id!r} is in several sessions ({sessions}); give --session")
-    return read_checkpoint(found[0])
+    return ws.read_checkpoint(found[0])
 
 
 def cmd_list(args) -> int:
     from core.errors import FormatError
-    from core.store.checkpoints import next_task, read_checkpoint
+    from core.store.checkpoints import next_task
 
     ws = _open(args.path)
     files = ws.checkpoint_files(args.session or None)
@@ -58,7 +57,7 @@ def cmd_list(args) -> int:
         return 0
     for path in files:
         try:
-            cp = read_checkpoint(path)
+            cp = ws.read_checkpoint(path)
         except FormatError as exc:
             print(f"{path.stem}  {path.parent.name}  (damaged: {exc})")
             continue

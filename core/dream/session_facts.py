@@ -26,6 +26,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from core.errors import CoreError
+from core.store.fileio import confined_glob, read_bytes
 from core.store.paths import WorkspacePaths
 from core.store.textio import decode_lossy
 
@@ -134,7 +136,8 @@ def read_session_logs(paths: WorkspacePaths, watermark: float, consumed: dict) -
     out = SessionRead(watermark=watermark)
     if not paths.sessions_dir.is_dir():
         return out
-    for path in sorted(paths.sessions_dir.glob("*.log.jsonl")):
+    # Only logs that really lie inside the workspace: a link out is reported by `index`, never read.
+    for path in sorted(confined_glob(paths.root, paths.sessions_dir, "*.log.jsonl")):
         out.logs_seen += 1
         try:
             mtime = os.stat(path).st_mtime       # before reading: a later append moves it past the watermark
@@ -144,7 +147,10 @@ def read_session_logs(paths: WorkspacePaths, watermark: float, consumed: dict) -
             continue
         rel = paths.relative(path)
         session_id = path.name[: -len(".log.jsonl")]
-        data = path.read_bytes()
+        try:
+            data = read_bytes(paths.root, path)
+        except (OSError, CoreError):
+            continue                              # gone or turned into a link since the listing
         out.bytes_read += len(data)
         lines = decode_lossy(data).text.split("\n")
         if lines and lines[-1] == "":
