@@ -78,14 +78,15 @@ class Tuning:
     section_boost: float = 0.0          # share of its section's best other scores a hit gains (off: see above)
     section_decay: float = 0.7          # score factor per hit already taken from its section (past the free ones)
     section_free: int = 1               # hits a section gives before section_decay starts
-    request_words: bool = False         # keep "recommend", "tips", "remind" ... as keyword terms (fts.py)
+    request_words: bool = False         # keep "recommend", "tips", "remind" ... as keyword terms (query.py)
+    min_similarity: float = 0.25        # the meaning floor: a vector hit below this cosine is no answer
 
 
 def fuse(fts: list[tuple[int, float]], vec: list[tuple[int, float]], tuning: Tuning) -> list[tuple[int, float, tuple[str, ...]]]:
     """(id, fused score, which lists found it) best first."""
     scores: dict[int, float] = {}
     found: dict[int, list[str]] = {}
-    for name, hits, weight in (("fts", fts, tuning.w_fts), ("vector", vec, tuning.w_vec)):
+    for name, hits, weight in (("keyword", fts, tuning.w_fts), ("meaning", vec, tuning.w_vec)):
         for rank, (row_id, _score) in enumerate(hits, start=1):
             scores[row_id] = scores.get(row_id, 0.0) + weight / (tuning.rrf_k + rank)
             found.setdefault(row_id, []).append(name)
