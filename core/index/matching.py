@@ -5,14 +5,14 @@ index's stemming, fts.held), by "meaning" when its vector's cosine with the
 query's reaches the floor (Tuning.min_similarity), by "both", or "nearby" when
 keyword search found it only through its context (neighbouring lines, date,
 heading: lines.py). In keyword mode the tier orders hits before their score:
-lines holding every word, then lines holding some, then nearby ones, so a line
-found through its neighbours never outranks one that says the words.
+lines holding words of the query first, nearby ones after, so a line found
+through its neighbours never outranks one that says the words. Among the
+lines that hold words, BM25 (more of the rarer words) and section diversity
+(hybrid.py) decide, as before.
 """
 from __future__ import annotations
 
 import re
-
-from core.index.query import Query
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 
@@ -24,11 +24,9 @@ def is_heading(text: str) -> bool:
     return _HEADING.match(text) is not None
 
 
-def tier(words: tuple[str, ...], query: Query) -> int:
-    """0: the line holds every word of the query; 1: some; 2: none (found nearby)."""
-    if not words:
-        return 2
-    return 0 if len(set(words)) >= len(query.groups) else 1
+def tier(words: tuple[str, ...]) -> int:
+    """0: the line holds words of the query; 1: it holds none (found nearby)."""
+    return 0 if words else 1
 
 
 def label(words: tuple[str, ...], similarity: float | None, floor: float) -> str:

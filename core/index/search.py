@@ -19,7 +19,7 @@ Each hit says why it matched (`match`): "words" (the line holds query words,
 listed in `words`), "meaning" (its vector is close: `similarity`, the cosine),
 "both", or "nearby" (keyword search found it only through the words of its
 neighbouring lines, date or heading). In keyword mode a nearby line never
-outranks one that holds words, and a line holding every word comes first.
+outranks one that holds words.
 Meaning has a floor (Tuning.min_similarity): a query nothing answers gets no
 hits, not the nearest page of noise; headings alone are never meaning hits.
 Filters (filters.py) narrow a search by kind of file and date range.
@@ -44,12 +44,13 @@ from core.cancel import Cancelled, CancelToken
 from core.config import SearchSettings
 from core.errors import CoreError
 from core.index import fts
-from core.index.db import HEADING_CONDITION, Database
+from core.index.db import Database
 from core.index.filters import SearchFilter, kind_of
 from core.index.hybrid import Tuning, collapse, fuse, recency_factor, section_rerank
 from core.index.lines import IndexOptions
 from core.index.matching import is_heading, label, tier
 from core.index.query import expand
+from core.index.rowdata import section_of, vectors_of
 from core.index.sync import Progress, Syncer, SyncReport
 from core.index.worker import EmbeddingWorker
 
@@ -279,12 +280,11 @@ class SearchIndex:
         elif mode == "keyword":
             ranked = keyword
             held = fts.held(conn, parsed, [i for i, _ in ranked])
-            tiers = {i: tier(held.get(i, ()), parsed) for i, _ in ranked}
+            tiers = {i: tier(held.get(i, ())) for i, _ in ranked}
         else:
             ranked = semantic
         if sections:
-            meta = self._meta([i for i, _ in ranked]) if ranked else {}
-            ranked = section_rerank(ranked, self._sections(meta), self.tuning.section_boost,
+            ranked = section_rerank(ranked, section_of(self.db.conn(), [i for i, _ in ranked]), self.tuning.section_boost,
                                     self.tuning.section_decay, self.tuning.section_free)
         hits = self._hits(ranked, parsed, k, vector, held, tiers)
         return SearchResults(hits=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query)
@@ -346,11 +346,12 @@ class SearchIndex:
         if half_life > 0:
             newest = self.db.conn().execute("SELECT max(day) FROM lines").fetchone()[0] or 0
             scores = {i: s * recency_factor(rows[i][5], newest, half_life) for i, s in scores.items() if i in rows}
-        # Keyword mode: every word first, then some, then nearby (tiers); within a tier, by score.
+        # Keyword mode: lines holding the words first, nearby ones after (tiers); within a tier, by score.
         order = sorted((i for i in ids if i in rows), key=lambda i: (tiers.get(i, 0), -scores[i]))
         seen: set[tuple[str, int]] = set()   # one hit per line: a long line's windows share it (lines.py)
         order = [i for i in order if not ((rows[i][1], rows[i][2]) in seen or seen.add((rows[i][1], rows[i][2])))]
-        vectors = self._vectors_of([rows[i][6] for i in order]) if self.tuning.collapse or vector is not None else {}
+        wanted = self.tuning.collapse or vector is not None
+        vectors = vectors_of(self.db.conn(), [rows[i][6] for i in order]) if wanted else {}
         if self.tuning.collapse:
             order = collapse(order, {i: rows[i][3] for i in order},
                              {i: vectors[rows[i][6]] for i in order if rows[i][6] in vectors},
@@ -370,44 +371,3 @@ class SearchIndex:
                                   match=label(words, similarity, self.tuning.min_similarity), words=words,
                                   similarity=similarity, kind=kind_of(path)))
         return hits
-
-    def _meta(self, ids: list[int]) -> dict[int, tuple[str, int]]:
-        """Row id -> (path, line) for candidates."""
-        marks = ",".join("?" * len(ids))
-        return {i: (path, line) for i, path, line in
-                self.db.conn().execute(f"SELECT id, path, line FROM lines WHERE id IN ({marks})", ids)}
-
-    def _sections(self, meta: dict[int, tuple[str, int]]) -> dict[int, tuple[str, int]]:
-        """Row id -> (path, line of the `##`+ heading it sits under), for rows under one.
-
-        Only explicit sections group lines (a daily log's `## Memory Flush — ...`
-        or `## Conversation at ...`, a MEMORY.md topic): a file without headings
-        is a list of notes, not evidence that its lines are one conversation.
-        One lookup of the heading index (db.py, lines_headings) per distinct
-        section among the candidates, never a scan of whole files.
-        """
-        conn = self.db.conn()
-        by_path: dict[str, list[tuple[int, int]]] = {}
-        for row_id, (path, line) in meta.items():
-            by_path.setdefault(path, []).append((line, row_id))
-        out = {}
-        for path, places in by_path.items():
-            places.sort(reverse=True)
-            heading = None        # the heading found for the lines above it, and not below
-            for line, row_id in places:
-                if heading is None or line < heading:
-                    found = conn.execute(
-                        "SELECT line FROM lines WHERE path = ? AND line <= ? AND (" + HEADING_CONDITION + ") "
-                        "ORDER BY line DESC LIMIT 1", (path, line)).fetchone()
-                    heading = found[0] if found else 0
-                if heading:
-                    out[row_id] = (path, heading)
-        return out
-
-    def _vectors_of(self, hashes: list[str]) -> dict[str, np.ndarray]:
-        if not hashes:
-            return {}
-        distinct = list(dict.fromkeys(hashes))
-        marks = ",".join("?" * len(distinct))
-        return {h: np.frombuffer(v, dtype=np.float32) for h, v in self.db.conn().execute(
-            f"SELECT hash, vector FROM embeddings WHERE hash IN ({marks})", distinct)}
