@@ -22,7 +22,7 @@ import sqlite3
 from core.index import cjk
 from core.index.query import MAX_TERMS, Query, parse_query
 
-__all__ = ["MAX_TERMS", "Query", "parse_query", "plan", "search", "held", "spans", "snippet"]
+__all__ = ["MAX_TERMS", "Query", "parse_query", "known", "plan", "search", "held", "spans", "snippet"]
 
 SNIPPET_CHARS = 200
 OPEN, CLOSE = "«", "»"
@@ -38,6 +38,11 @@ def _count(conn: sqlite3.Connection, expression: str, cap: int) -> int:
     """How many rows match, counting no further than `cap` (cheap: no scoring)."""
     return conn.execute("SELECT count(*) FROM (SELECT 1 FROM lines_fts WHERE lines_fts MATCH ? LIMIT ?)",
                         (expression, cap)).fetchone()[0]
+
+
+def known(conn: sqlite3.Connection, query: Query) -> bool:
+    """Whether any word of the query occurs anywhere in the index (a line or its context)."""
+    return not query.empty and _count(conn, query.match, 1) > 0
 
 
 def plan(conn: sqlite3.Connection, query: Query, budget: int = RANK_BUDGET) -> tuple[str, bool]:

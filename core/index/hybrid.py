@@ -80,6 +80,7 @@ class Tuning:
     section_free: int = 1               # hits a section gives before section_decay starts
     request_words: bool = False         # keep "recommend", "tips", "remind" ... as keyword terms (query.py)
     min_similarity: float = 0.25        # the meaning floor: a vector hit below this cosine is no answer
+    min_similarity_alone: float = 0.5   # the floor when no word of the query is in the index at all
 
 
 def fuse(fts: list[tuple[int, float]], vec: list[tuple[int, float]], tuning: Tuning) -> list[tuple[int, float, tuple[str, ...]]]:

@@ -20,7 +20,8 @@ listed in `words`), "meaning" (its vector is close: `similarity`, the cosine),
 "both", or "nearby" (keyword search found it only through the words of its
 neighbouring lines, date or heading). In keyword mode a nearby line never
 outranks one that holds words.
-Meaning has a floor (Tuning.min_similarity): a query nothing answers gets no
+Meaning has a floor (Tuning.min_similarity, and the higher min_similarity_alone
+when no word of the query occurs in the index): a query nothing answers gets no
 hits, not the nearest page of noise; headings alone are never meaning hits.
 Filters (filters.py) narrow a search by kind of file and date range.
 
@@ -265,6 +266,7 @@ class SearchIndex:
         if mode in ("keyword", "hybrid"):
             keyword = fts.search(conn, parsed, want if mode == "hybrid" else few, self.tuning.fts_context_weight,
                                  where, params)
+        floor = self.tuning.min_similarity
         if mode in ("meaning", "hybrid"):
             vector = self._query_vector(query)
             if vector is None:
@@ -272,7 +274,11 @@ class SearchIndex:
                 if not keyword:
                     keyword = fts.search(conn, parsed, few, self.tuning.fts_context_weight, where, params)
             else:
-                semantic = self._semantic(vector, want, where, params)
+                # A query none of whose words the index has ever seen ("zxqvbnm") is near everything a
+                # little (cosine 0.2-0.4 on the demo): meaning alone must then be strong to count.
+                if not (keyword or fts.known(conn, parsed)):
+                    floor = max(floor, self.tuning.min_similarity_alone)
+                semantic = self._semantic(vector, want, where, params, floor)
         held: dict[int, tuple[str, ...]] = {}
         tiers: dict[int, int] = {}
         if mode == "hybrid":
@@ -286,13 +292,14 @@ class SearchIndex:
         if sections:
             ranked = section_rerank(ranked, section_of(self.db.conn(), [i for i, _ in ranked]), self.tuning.section_boost,
                                     self.tuning.section_decay, self.tuning.section_free)
-        hits = self._hits(ranked, parsed, k, vector, held, tiers)
+        hits = self._hits(ranked, parsed, k, vector, held, tiers, floor)
         return SearchResults(hits=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query)
 
     def _mode(self, mode: str | None) -> str:
         return canonical_mode(mode, self.settings.default_mode)
 
-    def _semantic(self, vector: np.ndarray, want: int, where: str, params: tuple) -> list[tuple[int, float]]:
+    def _semantic(self, vector: np.ndarray, want: int, where: str, params: tuple,
+                  floor: float) -> list[tuple[int, float]]:
         """The vector list: nearest lines at or above the meaning floor, headings left out, filter applied."""
         vectors = self.worker.open_vectors()
         if vectors is None:
@@ -303,7 +310,7 @@ class SearchIndex:
                                                            params)}
             if not allowed:
                 return []
-        found = [(i, s) for i, s in vectors.query(vector, want, allowed) if s >= self.tuning.min_similarity]
+        found = [(i, s) for i, s in vectors.query(vector, want, allowed) if s >= floor]
         if not found:
             return []
         marks = ",".join("?" * len(found))
@@ -333,7 +340,7 @@ class SearchIndex:
         return vector
 
     def _hits(self, ranked: list[tuple[int, float]], parsed: fts.Query, k: int, vector: np.ndarray | None,
-              held: dict[int, tuple[str, ...]], tiers: dict[int, int]) -> list[SearchHit]:
+              held: dict[int, tuple[str, ...]], tiers: dict[int, int], floor: float) -> list[SearchHit]:
         if not ranked:
             return []
         pool = ranked[: max(k * 3, 30)]
@@ -368,6 +375,6 @@ class SearchIndex:
             hits.append(SearchHit(path=path, line=line, text=text, score=float(scores[row_id]),
                                   snippet=fts.snippet(text, parsed),
                                   sources=tuple(sources.split()) if sources else (),
-                                  match=label(words, similarity, self.tuning.min_similarity), words=words,
+                                  match=label(words, similarity, floor), words=words,
                                   similarity=similarity, kind=kind_of(path)))
         return hits
