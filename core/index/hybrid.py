@@ -81,6 +81,7 @@ class Tuning:
     request_words: bool = False         # keep "recommend", "tips", "remind" ... as keyword terms (query.py)
     min_similarity: float = 0.25        # the meaning floor: a vector hit below this cosine is no answer
     min_similarity_alone: float = 0.5   # the floor when no word of the query is in the index at all
+    nearby_last: bool = False           # hybrid: lines found only through their neighbours after all others
 
 
 def fuse(fts: list[tuple[int, float]], vec: list[tuple[int, float]], tuning: Tuning) -> list[tuple[int, float, tuple[str, ...]]]:

@@ -283,6 +283,11 @@ class SearchIndex:
         tiers: dict[int, int] = {}
         if mode == "hybrid":
             ranked = [(i, s) for i, s, _ in fuse(keyword, semantic, self.tuning)]
+            if self.tuning.nearby_last:
+                close = {i for i, _ in semantic}
+                pool = [i for i, _ in ranked[: max(k * 3, 30)] if i not in close]
+                held = fts.held(conn, parsed, pool)
+                tiers = {i: tier(held.get(i, ())) for i in pool}
         elif mode == "keyword":
             ranked = keyword
             held = fts.held(conn, parsed, [i for i, _ in ranked])
