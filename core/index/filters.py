@@ -79,13 +79,13 @@ class SearchFilter:
             kinds = [kinds]
         wanted: list[str] = []
         for raw in kinds or ():
-            for name in str(raw).split(","):
-                name = name.strip().lower()
+            for given in str(raw).split(","):
+                name = given.strip().lower()
                 if not name or name == "all":
                     continue
                 name = _ALIASES.get(name, name)
                 if name not in KINDS:
-                    raise SearchFilterError(f"unknown kind {raw!r}; use one of {', '.join(KINDS)}")
+                    raise SearchFilterError(f"unknown kind {given.strip()!r}; use one of {', '.join(KINDS)}")
                 wanted.extend(GROUPS.get(name, (name,)))
         start, end = _day(since, "since"), _day(until, "until")
         if start and end and start > end:

@@ -158,6 +158,8 @@ def test_filters_by_kind_and_date(demo):
 def test_bad_filters_are_clear_errors():
     with pytest.raises(CoreError, match="unknown kind 'diary'"):
         SearchFilter.of(["diary"])
+    with pytest.raises(CoreError, match="unknown kind 'bogus'"):
+        SearchFilter.of("tasks, bogus")
     with pytest.raises(CoreError, match="YYYY-MM-DD"):
         SearchFilter.of(since="last tuesday")
     with pytest.raises(CoreError, match="empty"):
