@@ -44,7 +44,7 @@ import numpy as np
 from core.cancel import Cancelled, CancelToken
 from core.config import SearchSettings
 from core.errors import CoreError
-from core.index import fts
+from core.index import cjk, fts
 from core.index.db import Database
 from core.index.filters import SearchFilter, kind_of
 from core.index.hybrid import Tuning, collapse, fuse, recency_factor, section_rerank
@@ -274,9 +274,7 @@ class SearchIndex:
                 if not keyword:
                     keyword = fts.search(conn, parsed, few, self.tuning.fts_context_weight, where, params)
             else:
-                # A query none of whose words the index has ever seen ("zxqvbnm") is near everything a
-                # little (cosine 0.2-0.4 on the demo): meaning alone must then be strong to count.
-                if not (keyword or fts.known(conn, parsed)):
+                if self._gibberish(conn, parsed, bool(keyword)):
                     floor = max(floor, self.tuning.min_similarity_alone)
                 semantic = self._semantic(vector, want, where, params, floor)
         held: dict[int, tuple[str, ...]] = {}
@@ -302,6 +300,24 @@ class SearchIndex:
 
     def _mode(self, mode: str | None) -> str:
         return canonical_mode(mode, self.settings.default_mode)
+
+    def _gibberish(self, conn, parsed: fts.Query, found: bool) -> bool:
+        """No word of the query is in the index, nor a word the model knows ("zxqvbnm", "qqqq").
+
+        Such a query is near every line a little (cosine 0.2-0.42 on the demo), so meaning alone
+        must then be strong to count. A paraphrase in other words ("the pet's name" for "the dog
+        is called Biscuit") is not gibberish: the model knows its words. CJK text is read by the
+        model itself (no word list to ask).
+        """
+        if found or parsed.empty or fts.known(conn, parsed):
+            return False
+        from core.index.embedder import model_vocabulary
+
+        vocabulary = model_vocabulary(self.settings.embedding_model)
+        for word in parsed.words:
+            if cjk.has_cjk(word) or not vocabulary or any(part in vocabulary for part in word.split("-")):
+                return False
+        return True
 
     def _semantic(self, vector: np.ndarray, want: int, where: str, params: tuple,
                   floor: float) -> list[tuple[int, float]]:
