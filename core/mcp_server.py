@@ -120,13 +120,19 @@ def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThr
     async def memory_search(
         query: Annotated[str, Field(description="what to look for, in plain words (any language)")],
         k: Annotated[int, Field(description="how many hits", ge=1, le=50)] = 8,
-        mode: Annotated[Literal["keyword", "vector", "hybrid"] | None,
-                        Field(description="keyword (exact words), vector (meaning) or hybrid; "
-                                          "default: the workspace setting")] = None,
+        mode: Annotated[Literal["keyword", "meaning", "hybrid", "vector"] | None,
+                        Field(description="keyword (the words), meaning (similar sense) or hybrid (both); "
+                                          "default: the workspace setting. 'vector' is the older name of meaning")] = None,
+        kinds: Annotated[list[Literal["memory", "daily", "session", "handoff", "checkpoint", "progress", "tasks"]] | None,
+                         Field(description="only these kinds of file (tasks = hand-offs, checkpoints, progress.md); "
+                                           "default: all")] = None,
+        since: Annotated[str | None, Field(description="only lines dated on or after this day, YYYY-MM-DD")] = None,
+        until: Annotated[str | None, Field(description="only lines dated on or before this day, YYYY-MM-DD")] = None,
     ) -> dict[str, Any]:
-        """Search MEMORY.md, the daily logs and past sessions. Hits are path:line with the line's text;
-        read around a hit with memory_get."""
-        return await run(tools.memory_search, query, k, mode)
+        """Search MEMORY.md, the daily logs, past sessions, hand-offs, checkpoints and progress.md. Hits are
+        path:line with the line's text and why it matched (match: words / meaning / both / nearby); read
+        around a hit with memory_get."""
+        return await run(tools.memory_search, query, k, mode, kinds, since, until)
 
     @server.tool(annotations=reads)
     async def memory_get(

@@ -325,8 +325,9 @@ class Workspace:
         """Bring the index up to date; options as SearchIndex.sync (in_child, cancel, nice)."""
         return self.index.sync(progress, **options)
 
-    def search(self, query: str, *, k: int = 10, mode: str | None = None):
-        return self.index.search(query, k=k, mode=mode)
+    def search(self, query: str, *, k: int = 10, mode: str | None = None, kinds=None, since=None, until=None):
+        """Search the index; kinds / since / until narrow it (core/index/filters.py)."""
+        return self.index.search(query, k=k, mode=mode, kinds=kinds, since=since, until=until)
 
     def notice_external_change(self, rel_path: str) -> None:
         """A file changed outside Reverie (the watcher saw it): bring the index up to date."""
@@ -350,6 +351,7 @@ class Workspace:
 
     # ----- internals -----------------------------------------------------------------------------
     def _changed(self, rel_path: str, **info: Any) -> Changes:
-        if self._index is not None and kind_of(rel_path) in ("memory", "daily", "session", "progress"):
+        if self._index is not None and kind_of(rel_path) in ("memory", "daily", "session", "progress", "checkpoint",
+                                                              "handoff"):
             self._index.reindex_file(rel_path)
         return Changes(paths=(rel_path,), kinds=(kind_of(rel_path),), info=info)

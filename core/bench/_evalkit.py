@@ -136,6 +136,25 @@ def overrides(pairs: list[str]):
     return options, tuning
 
 
+def half_of(key: str) -> int:
+    """0 or 1: which half of a development split a question falls in (sha1 of its id or text).
+
+    Every tuning knob is measured on both halves and kept only when it helps both
+    (core/index/hybrid.py): a knob that helps one half only fits those questions,
+    not the task.
+    """
+    return int(hashlib.sha1(str(key).encode("utf-8")).hexdigest(), 16) % 2
+
+
+def halves_line(rows: list[dict], key: str, metric: str) -> str:
+    """`halves: H0 metric=... (n) H1 metric=... (n)` for the rows, split by half_of(row[key])."""
+    parts = []
+    for half in (0, 1):
+        values = [r[metric] for r in rows if half_of(r[key]) == half and r[metric] is not None]
+        parts.append(f"H{half} {metric}={mean(values):.3f} ({len(values)})")
+    return "halves: " + " ".join(parts)
+
+
 class Timer:
     def __init__(self):
         self.start = time.perf_counter()

@@ -158,6 +158,7 @@ def report(results, dropped, latencies, args, seconds, embed_s, cpu) -> None:
     table["1-4"] = head
     print(f"{'1-4':<10}{head['n']:>6}{head['recall@5']:>8.3f}{head['recall@10']:>8.3f}{head['recall@20']:>8.3f}"
           f"{head['all@10']:>8.3f}{head['mrr']:>8.3f}")
+    print(kit.halves_line([r for r in results if r["category"] in (1, 2, 3, 4)], "question", "recall@10"))
     p50, p95 = kit.percentile(latencies, 0.5), kit.percentile(latencies, 0.95)
     print(f"evidence ids dropped (unresolvable): {dropped}; questions: {len(results)}; "
           f"search p50={p50:.1f} ms (CPU time p50={kit.percentile(cpu, 0.5):.1f} p95={kit.percentile(cpu, 0.95):.1f} ms, "

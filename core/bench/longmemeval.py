@@ -148,6 +148,7 @@ def report(results, latencies, args, seconds, embed_s) -> None:
     total = table["all"] = summarise(results)
     print(f"{'all':<28}{total['n']:>5}{total['recall_any@5']:>8.3f}{total['recall_any@10']:>8.3f}"
           f"{total['turn_recall@10']:>9.3f}")
+    print(kit.halves_line(results, "question_id", "recall_any@5"))
     p50, p95 = kit.percentile(latencies, 0.5), kit.percentile(latencies, 0.95)
     print(f"questions: {len(results)}; search p50={p50:.1f} ms; runtime {seconds:.1f} s "
           f"(waiting for embeddings {embed_s:.1f} s)")

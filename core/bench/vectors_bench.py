@@ -2,7 +2,8 @@
 
 Embeds N distinct daily-log lines (the generator of `bench search`) with the
 real model (cached in the benchmark folder after the first run), builds the
-production VectorIndex (M, ef_construction, ef of core/index/vectors.py), and
+production VectorIndex (M, ef_construction, and ef as it grows with the index:
+core/index/vectors.py), and
 for 200 held-out query lines compares its top 10 with exact cosine search
 (numpy). With --scale M > N it also adds M - N vectors near the real ones
 (a real embedding plus Gaussian noise, renormalised: harder for hnswlib than
@@ -33,7 +34,7 @@ def run(args) -> int:
 
     from core.bench.search_bench import line_text
     from core.index.embedding import default_embedder
-    from core.index.vectors import EF_CONSTRUCTION, EF_SEARCH, M, VectorIndex
+    from core.index.vectors import EF_CONSTRUCTION, M, VectorIndex, ef_for
 
     embedder = default_embedder()
     rng = random.Random(11)
@@ -56,7 +57,7 @@ def run(args) -> int:
         gen = np.random.default_rng(5)
         extra = base[gen.integers(0, len(base), args.scale - args.n)] + gen.normal(0, 0.03, (args.scale - args.n, base.shape[1]))
         base = np.vstack([base, (extra / np.linalg.norm(extra, axis=1, keepdims=True)).astype(np.float32)])
-    index = VectorIndex(folder / "bench.hnsw", base.shape[1], embedder.model_id, ef=args.ef or EF_SEARCH)
+    index = VectorIndex(folder / "bench.hnsw", base.shape[1], embedder.model_id, ef=args.ef or None)
     t = time.perf_counter()
     index.open(set(), lambda ids: iter(()))
     for start in range(0, len(base), 5000):
@@ -71,7 +72,7 @@ def run(args) -> int:
         recalls.append(len({i for i, _ in found} & set(truth.tolist())) / 10)
     p50, p95 = kit.percentile(latencies, 0.5), kit.percentile(latencies, 0.95)
     recall = kit.mean(recalls)
-    print(f"hnswlib M={M} ef_construction={EF_CONSTRUCTION} ef={args.ef or EF_SEARCH}: {len(base)} vectors "
+    print(f"hnswlib M={M} ef_construction={EF_CONSTRUCTION} ef={args.ef or ef_for(len(base))}: {len(base)} vectors "
           f"({args.n} real) built in {build_s:.1f} s; {len(queries)} held-out real queries")
     print(f"vectors n={len(base)} recall@10={recall:.3f} p50_ms={p50:.3f} p95_ms={p95:.3f}")
     sys.stdout.flush()

@@ -1,10 +1,12 @@
-"""Search commands: `reverie index PATH` and `reverie search PATH QUERY [-k N] [--json] [--mode M]`."""
+"""Search commands: `reverie index PATH` and
+`reverie search PATH QUERY [-k N] [--json] [--mode M] [--kind K] [--since DATE] [--until DATE]`."""
 from __future__ import annotations
 
 import json
 import sys
 
-MODES = ("fts", "keyword", "vector", "hybrid")
+MODES = ("keyword", "meaning", "hybrid", "fts", "vector")   # the last two: older names of the first two
+KINDS_HELP = "memory, daily, session, handoff, checkpoint, progress, or tasks (hand-offs, checkpoints, progress.md)"
 
 
 def register(sub) -> None:
@@ -18,7 +20,11 @@ def register(sub) -> None:
     p.add_argument("query")
     p.add_argument("-k", type=int, default=10, help="how many hits (default 10)")
     p.add_argument("--mode", choices=MODES, default=None,
-                   help="fts (exact words), vector (meaning) or hybrid (both; the default)")
+                   help="keyword (the words), meaning (similar sense) or hybrid (both; the default)")
+    p.add_argument("--kind", action="append", default=[], metavar="KIND",
+                   help=f"only lines of this kind (repeat or comma-separate): {KINDS_HELP}")
+    p.add_argument("--since", metavar="YYYY-MM-DD", help="only lines dated on or after this day")
+    p.add_argument("--until", metavar="YYYY-MM-DD", help="only lines dated on or before this day")
     p.add_argument("--json", action="store_true", help="print the hits as JSON")
     p.add_argument("--wait", type=float, default=120.0,
                    help="seconds to wait for pending embeddings before a vector/hybrid search (default 120)")
@@ -59,15 +65,18 @@ def cmd_search(args) -> int:
         report = ws.sync_index()
         for problem in report.problems:
             print(f"warning: {problem}", file=sys.stderr)
-        mode = args.mode or ws.settings.search.default_mode
-        if mode in ("vector", "hybrid") and args.wait > 0:
+        from core.index.filters import SearchFilter
+        from core.index.matching import explain
+        from core.index.search import canonical_mode
+
+        mode = canonical_mode(args.mode, ws.settings.search.default_mode)
+        scope = SearchFilter.of(args.kind, args.since, args.until)   # a bad kind or date: one line, before waiting
+        if mode in ("meaning", "hybrid") and args.wait > 0:
             ws.index.wait_embeddings(timeout=args.wait)
-        results = ws.search(args.query, k=args.k, mode=args.mode)
+        results = ws.search(args.query, k=args.k, mode=mode, kinds=scope.kinds, since=scope.since, until=scope.until)
         if args.json:
             print(json.dumps({"query": args.query, "mode": results.mode, "pending_embeddings": results.pending_embeddings,
-                              "hits": [{"path": h.path, "line": h.line, "text": h.text, "score": round(h.score, 6),
-                                        "snippet": h.snippet, "sources": list(h.sources)} for h in results.hits]},
-                             ensure_ascii=False, indent=1))
+                              "hits": [h.as_dict() for h in results.hits]}, ensure_ascii=False, indent=1))
             return 0
         if results.pending_embeddings:
             print(f"note: {results.pending_embeddings} line(s) not embedded yet; results are from what is indexed",
@@ -78,5 +87,7 @@ def cmd_search(args) -> int:
 
         for hit in results.hits:
             source = f"  [from {', '.join(hit.sources)}]" if hit.sources else ""
-            print(escape_controls(f"{hit.path}:{hit.line}: {hit.snippet}{source}", keep=chr(9)))  # no ESC to the terminal
+            print(escape_controls(f"{hit.path}:{hit.line}: {hit.snippet}  ({explain(hit)}){source}",
+                                  keep=chr(9)))  # no ESC to the terminal
     return 0
+

@@ -15,6 +15,7 @@ hands out one shared embedder of either kind per model.
 from __future__ import annotations
 
 import abc
+import functools
 import hashlib
 import importlib.util
 import os
@@ -190,6 +191,21 @@ class UniversalSentenceEncoder(_LazyModel):
 
     def _encode(self, model, texts):
         return model.encode(texts)
+
+
+@functools.lru_cache(maxsize=4)
+def model_vocabulary(model: str = "") -> frozenset[str]:
+    """The whole words the model's tokenizer knows (its vocab.txt), or empty when it has none.
+
+    Read as a file, without loading the model: search asks whether a query's
+    words mean anything to the model before it trusts a faint similarity.
+    """
+    try:
+        _name, folder = resolve_model(model)
+        text = (folder / "vocab.txt").read_text(encoding="utf-8")
+    except (EmbedderError, OSError, UnicodeDecodeError):
+        return frozenset()
+    return frozenset(w for w in text.split("\n") if w and not w.startswith("##") and not w.startswith("["))
 
 
 def in_process_embedder(model: str = ""):

@@ -1,23 +1,13 @@
-"""Keyword search: any query string becomes a safe FTS5 expression; snippets in Python.
+"""Keyword search: a parsed query (query.py) becomes bounded FTS5 work; which words a line holds; snippets.
 
-Queries from people and agents are natural language, not FTS5 syntax. We never
-pass them through: the query is cut into words (the same way unicode61 cuts
-the indexed text; CJK runs into bigrams, see cjk.py), each word becomes a
-double-quoted FTS5 string, and the words are joined with OR, so BM25 ranks
-lines by how many of the rarer words they hold instead of demanding all of
-them (a question shares only some words with the line that answers it).
-Quoting makes every word a literal: `AND(`, `NEAR`, `-`, `*`, `col:` and
-control characters can never reach the FTS5 parser as syntax.
-
-Common English function words are dropped from the OR (they would match most
-lines and only add noise and time), unless the query has nothing else. So are
-the words of how a request is phrased (REQUEST_WORDS: "can you recommend",
-"any tips", "remind me"): in session logs they match the assistant's own
-replies, not the facts. Measured (keyword only): LongMemEval recall_any@5
-0.857 -> 0.881, LoCoMo recall@10 0.769 -> 0.763 ("What did X recommend?"
-loses a word that is in the answer); hybrid LoCoMo recall@10 0.807 either way.
-Tuning.request_words=True keeps them. The work per query is bounded at any
-index size (see plan()).
+The words of a query are joined with OR, so BM25 ranks lines by how many of
+the rarer words they hold instead of demanding all of them (a question shares
+only some words with the line that answers it). A row's text is two columns:
+`body`, the line's own words, and `context`, its date, heading and
+neighbouring lines (lines.py). held() says which of the query's words a line
+holds in its own body, with the index's stemming: a line found only through
+its context matched *nearby*. The work per query is bounded at any index size
+(see plan()).
 
 Snippets mark matched words with « and » (brackets would clash with the
 `[10:42]` times of daily logs). Matching there is by word prefix, a close
@@ -28,75 +18,14 @@ from __future__ import annotations
 import functools
 import re
 import sqlite3
-from dataclasses import dataclass
 
 from core.index import cjk
+from core.index.query import MAX_TERMS, Query, parse_query
 
-MAX_TERMS = 48           # a 100 kB paste must not become a 20,000-term query
-MAX_TERM_CHARS = 64
+__all__ = ["MAX_TERMS", "Query", "parse_query", "known", "plan", "search", "held", "spans", "snippet"]
+
 SNIPPET_CHARS = 200
 OPEN, CLOSE = "«", "»"
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-STOPWORDS = frozenset("""
-a about above after again against all am an and any are aren't as at be because been before being below
-between both but by can can't cannot could did didn't do does doesn't doing don't down during each few for
-from further had has have having he her here hers herself him himself his how i if in into is isn't it its
-itself let me more most my myself no nor not of off on once only or other ought our ours ourselves out over
-own same she should so some such than that the their theirs them themselves then there these they this
-those through to too under until up very was wasn't we were what when where which while who whom why with
-would you your yours yourself yourselves s t d ll m re ve y
-""".split())
-
-# How a request is phrased ("can you recommend", "any tips for", "remind me what"), not what it is about:
-# in session logs these words match the assistant's own replies ("I'd recommend ...") instead of the facts.
-REQUEST_WORDS = frozenset("""
-recommend recommendation recommendations suggest suggestion suggestions tip tips advice idea ideas remind
-recall wondering interesting might please help tell know
-""".split())
-
-
-@dataclass(frozen=True)
-class Query:
-    terms: tuple[str, ...]          # FTS5 strings, already quoted
-    marks: tuple[str, ...]          # lowercase words / CJK pieces to highlight in the original text
-
-    @property
-    def match(self) -> str:
-        return " OR ".join(self.terms)
-
-    @property
-    def empty(self) -> bool:
-        return not self.terms
-
-
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-def parse_query(text: str, request_words: bool = False) -> Query:
-    """The safe FTS5 query of `text`; request_words=True keeps REQUEST_WORDS as terms."""
-    words: list[str] = []
-    cjk_terms: list[str] = []
-    marks: list[str] = []
-    for is_cjk, piece in cjk.split_runs(str(text)):
-        if is_cjk:
-            if len(piece) == 1:
-                cjk_terms.extend([_quote(piece) + "*", _quote(piece)])
-                marks.append(piece)
-            else:
-                grams = cjk.bigrams(piece)
-                cjk_terms.extend(_quote(g) for g in grams)
-                marks.extend(grams)
-        else:
-            words.extend(w.lower()[:MAX_TERM_CHARS] for w in _WORD.findall(piece))
-    content = [w for w in words if w not in STOPWORDS and (request_words or w not in REQUEST_WORDS)]
-    if not content and not cjk_terms:
-        content = words
-    terms = list(dict.fromkeys([_quote(w) for w in content] + cjk_terms))[:MAX_TERMS]
-    marks = list(dict.fromkeys(content + marks))[:MAX_TERMS]
-    return Query(tuple(terms), tuple(marks))
 
 
 # At most ~this many rows are scored by bm25 per query (3-5 µs each here). 600, not 1,000: keyword p95
@@ -111,6 +40,11 @@ def _count(conn: sqlite3.Connection, expression: str, cap: int) -> int:
                         (expression, cap)).fetchone()[0]
 
 
+def known(conn: sqlite3.Connection, query: Query) -> bool:
+    """Whether any word of the query occurs anywhere in the index (a line or its context)."""
+    return not query.empty and _count(conn, query.match, 1) > 0
+
+
 def plan(conn: sqlite3.Connection, query: Query, budget: int = RANK_BUDGET) -> tuple[str, bool]:
     """(FTS5 expression, ranked?) that keeps the work of one query bounded at any index size.
 
@@ -123,18 +57,19 @@ def plan(conn: sqlite3.Connection, query: Query, budget: int = RANK_BUDGET) -> t
     of only very common words), the lines holding all of them, newest first.
     """
     full = query.match
-    if len(query.terms) == 1 or _count(conn, full, budget + 1) <= budget:
-        if len(query.terms) == 1 and _count(conn, full, budget + 1) > budget:
+    words = [g.expression for g in query.groups]
+    if len(words) == 1 or _count(conn, full, budget + 1) <= budget:
+        if len(words) == 1 and _count(conn, full, budget + 1) > budget:
             return full, False
         return full, True
-    counts = sorted((_count(conn, term, budget + 1), term) for term in query.terms)
+    counts = sorted((_count(conn, word, budget + 1), word) for word in words)
     rare, used = [], 0
-    for count, term in counts:
+    for count, word in counts:
         if used + count > budget:
             break
-        rare.append(term)
+        rare.append(word)
         used += count
-    every = " AND ".join(query.terms)
+    every = " AND ".join(words)
     parts = list(rare)
     if _count(conn, every, budget - used + 1) <= budget - used:
         parts.append(f"({every})")
@@ -143,34 +78,60 @@ def plan(conn: sqlite3.Connection, query: Query, budget: int = RANK_BUDGET) -> t
     return every, False
 
 
-def search(conn: sqlite3.Connection, query: Query, limit: int, context_weight: float) -> list[tuple[int, float]]:
-    """(rowid, score) best first; score is -bm25 (higher is better), or 0 for newest-first answers."""
+def search(conn: sqlite3.Connection, query: Query, limit: int, context_weight: float,
+           where: str = "", params: tuple = ()) -> list[tuple[int, float]]:
+    """(rowid, score) best first; score is -bm25 (higher is better), or 0 for newest-first answers.
+
+    `where`: an SQL condition on the row's `lines` entry (alias l), e.g. a kind or date filter.
+    """
     if query.empty:
         return []
     expression, ranked = plan(conn, query)
+    join = f" JOIN lines l ON l.id = lines_fts.rowid AND ({where})" if where else ""
     if not ranked:
-        rows = conn.execute("SELECT rowid FROM lines_fts WHERE lines_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
-                            (expression, limit)).fetchall()
+        rows = conn.execute(f"SELECT lines_fts.rowid FROM lines_fts{join} WHERE lines_fts MATCH ? "
+                            f"ORDER BY lines_fts.rowid DESC LIMIT ?", (*params, expression, limit)).fetchall()
         return [(rowid, 0.0) for (rowid,) in rows]
     rows = conn.execute(
-        "SELECT rowid, bm25(lines_fts, 1.0, ?) AS s FROM lines_fts WHERE lines_fts MATCH ? ORDER BY s LIMIT ?",
-        (context_weight, expression, limit)).fetchall()
+        f"SELECT lines_fts.rowid, bm25(lines_fts, 1.0, ?) AS s FROM lines_fts{join} WHERE lines_fts MATCH ? "
+        f"ORDER BY s LIMIT ?", (context_weight, *params, expression, limit)).fetchall()
     return [(rowid, -score) for rowid, score in rows]
+
+
+def held(conn: sqlite3.Connection, query: Query, ids: list[int]) -> dict[int, tuple[str, ...]]:
+    """Row id -> the query's words its own line holds (not its context), for the given rows.
+
+    Asked of the index itself, so "deploys" holds "deploy" exactly as the porter
+    stemmer says; one lookup per word, bounded to the rows asked about.
+    """
+    if not ids or query.empty:
+        return {}
+    marks = ",".join("?" * len(ids))
+    found: dict[int, list[str]] = {}
+    for group in query.groups:
+        for (rowid,) in conn.execute(f"SELECT rowid FROM lines_fts WHERE lines_fts MATCH ? AND rowid IN ({marks})",
+                                     ("{body}: " + group.held, *ids)):
+            found.setdefault(rowid, []).append(group.word)
+    return {rowid: tuple(words) for rowid, words in found.items()}
 
 
 # ----- highlighting ----------------------------------------------------------------------------
 @functools.lru_cache(maxsize=512)
 def _patterns(marks: tuple[str, ...]):
-    """(Latin regex, its word prefixes, its whole words, CJK regex) for a query's marks.
+    """(Latin regex, its word prefixes, its whole words, CJK regex, hyphenated-words regex) for a query's marks.
 
     A Latin term of 4+ letters matches words that share its stem-ish prefix;
-    shorter ones match whole words. Word boundaries are checked in Python (see
-    spans): a character class holding all of CJK costs ~20 ms to compile.
+    shorter ones match whole words; a hyphenated one ("on-call") matches its
+    parts joined by a hyphen, a space or nothing, as the index does. Word
+    boundaries are checked in Python (see spans): a character class holding all
+    of CJK costs ~20 ms to compile.
     """
-    latin, prefixes, exact, pieces = [], [], set(), []
+    latin, prefixes, exact, pieces, joined = [], [], set(), [], []
     for mark in marks:
         if cjk.has_cjk(mark):
             pieces.append(re.escape(mark))
+        elif "-" in mark:
+            joined.append(r"[-\s]?".join(re.escape(part) for part in mark.split("-")))
         elif len(mark) >= 4:
             prefixes.append(mark[: max(4, len(mark) - 2)])
             latin.append(re.escape(prefixes[-1]) + r"[^\W_]*")
@@ -179,7 +140,8 @@ def _patterns(marks: tuple[str, ...]):
             latin.append(re.escape(mark) + r"[^\W_]*")
     by_length = lambda items: sorted(items, key=len, reverse=True)   # noqa: E731  longest alternative first
     return (re.compile("|".join(by_length(latin)), re.IGNORECASE) if latin else None, tuple(prefixes),
-            frozenset(exact), re.compile("|".join(by_length(pieces))) if pieces else None)
+            frozenset(exact), re.compile("|".join(by_length(pieces))) if pieces else None,
+            re.compile("|".join(by_length(joined)), re.IGNORECASE) if joined else None)
 
 
 def _latin_word_char(ch: str) -> bool:
@@ -188,8 +150,14 @@ def _latin_word_char(ch: str) -> bool:
 
 def spans(text: str, query: Query) -> list[tuple[int, int]]:
     """Character ranges of `text` that match the query, sorted and not overlapping."""
-    latin, prefixes, exact, pieces = _patterns(query.marks)
+    latin, prefixes, exact, pieces, joined = _patterns(query.marks)
     found = []
+    if joined is not None:
+        for match in joined.finditer(text):
+            start, end = match.span()
+            if not ((start > 0 and _latin_word_char(text[start - 1])) or
+                    (end < len(text) and _latin_word_char(text[end]))):
+                found.append((start, end))
     if latin is not None:
         for match in latin.finditer(text):
             start, end = match.span()

@@ -2,7 +2,9 @@
 
 Indexed: MEMORY.md, AGENTS.md, progress.md, the daily logs memory/*.md and
 memory/archive/*.md (memory/superseded.md too: the old values dream updates replaced,
-read like MEMORY.md), and the session logs sessions/*.log.jsonl. Not .reverie/
+read like MEMORY.md), the session logs sessions/*.log.jsonl, and the hand-offs and
+checkpoints (handoffs/*.json, checkpoints/<session>/*.json: one row per text field,
+records.py). Not .reverie/
 (derived, private) and not large_tool_results/ (evicted payloads: their head and
 tail already sit in the session log, and a 100 kB blob per hit buries real
 memories).
@@ -42,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.index.records import record_lines
 from core.store.memory_md import parse_bullet, strip_comments
 from core.store.paths import daily_date
 
@@ -95,6 +98,7 @@ def content_hash(text: str) -> str:
 
 # ----- which files ---------------------------------------------------------------------------
 TOP_FILES = ("MEMORY.md", "AGENTS.md", "progress.md")
+RECORD_FOLDERS = ("handoffs", "checkpoints")     # JSON records: records.py
 CURATED_FILES = ("MEMORY.md", "memory/superseded.md")
 
 
@@ -106,6 +110,10 @@ def is_indexed(rel: str) -> bool:
         return (len(parts) == 2 or (len(parts) == 3 and parts[1] == "archive")) and parts[-1].endswith(".md")
     if parts[0] == "sessions":
         return len(parts) == 2 and parts[1].endswith(".log.jsonl")
+    if parts[0] == "handoffs":
+        return len(parts) == 2 and parts[1].endswith(".json")
+    if parts[0] == "checkpoints":
+        return len(parts) == 3 and parts[2].endswith(".json")
     return False
 
 
@@ -114,7 +122,8 @@ def indexed_files(root: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     candidates = [root / name for name in TOP_FILES]
     resolved_root = root.resolve()
-    for folder, pattern in (("memory", "*.md"), ("memory/archive", "*.md"), ("sessions", "*.log.jsonl")):
+    for folder, pattern in (("memory", "*.md"), ("memory/archive", "*.md"), ("sessions", "*.log.jsonl"),
+                            ("handoffs", "*.json"), ("checkpoints", "*/*.json")):
         real = (root / folder).resolve()
         # a folder that is a link out is not even listed (the sync names it among its problems)
         if (real == resolved_root or resolved_root in real.parents) and real.is_dir():
@@ -169,6 +178,10 @@ def file_rows(rel: str, text: str, options: IndexOptions = IndexOptions()) -> tu
     """The rows of one file, and problems met on the way (e.g. malformed JSONL lines)."""
     if rel.startswith("sessions/"):
         drafts, problems = _session_drafts(rel, text)
+    elif rel.split("/", 1)[0] in RECORD_FOLDERS:
+        found, problems = record_lines(rel, text)
+        drafts = [_Draft(r.line, r.text[:MAX_TEXT], r.text[:MAX_BODY], r.field, (), r.day, prefix=r.about)
+                  for r in found]
     else:
         drafts, problems = _markdown_drafts(rel, text), []
     return _finish(drafts, options), problems

@@ -6,12 +6,24 @@
     index.reindex_file("memory/2026-11-30.md")    # after an append
     index.close()
 
-Modes: "fts" (also "keyword"), "vector", "hybrid" (default: SearchSettings.default_mode).
+Modes: "keyword", "meaning", "hybrid" (default: SearchSettings.default_mode; the
+older names "fts" and "vector" are accepted). Every front end (the view, the
+CLI, the JSON, the MCP tool) shows these same names.
 Keyword search answers from SQLite alone, at once; vectors fill in behind, in
-a background thread (worker.py). A vector or hybrid search while embedding is
+a background thread (worker.py). A meaning or hybrid search while embedding is
 still going answers from what has vectors and says how many lines are pending.
-If the embedding model cannot load, vector and hybrid searches answer with
-keyword results (`mode` says "fts") and status() names the problem.
+If the embedding model cannot load, meaning and hybrid searches answer with
+keyword results (`mode` says "keyword") and status() names the problem.
+
+Each hit says why it matched (`match`): "words" (the line holds query words,
+listed in `words`), "meaning" (its vector is close: `similarity`, the cosine),
+"both", or "nearby" (keyword search found it only through the words of its
+neighbouring lines, date or heading). In keyword mode a nearby line never
+outranks one that holds words.
+Meaning has a floor (Tuning.min_similarity, and the higher min_similarity_alone
+when no word of the query occurs in the index): a query nothing answers gets no
+hits, not the nearest page of noise; headings alone are never meaning hits.
+Filters (filters.py) narrow a search by kind of file and date range.
 
 One hit per (path, line): a long line is indexed as several windows
 (lines.py) and shows as one hit, from its best window (text and snippet of
@@ -32,22 +44,35 @@ import numpy as np
 from core.cancel import Cancelled, CancelToken
 from core.config import SearchSettings
 from core.errors import CoreError
-from core.index import fts
-from core.index.db import HEADING_CONDITION, Database
+from core.index import cjk, fts
+from core.index.db import Database
+from core.index.filters import SearchFilter, kind_of
 from core.index.hybrid import Tuning, collapse, fuse, recency_factor, section_rerank
 from core.index.lines import IndexOptions
+from core.index.matching import is_heading, label, tier
+from core.index.query import expand
+from core.index.rowdata import section_of, vectors_of
 from core.index.sync import Progress, Syncer, SyncReport
 from core.index.worker import EmbeddingWorker
 
-MODES = ("fts", "vector", "hybrid")
-ALIASES = {"keyword": "fts", "fts5": "fts", "semantic": "vector"}
+MODES = ("keyword", "meaning", "hybrid")
+ALIASES = {"fts": "keyword", "fts5": "keyword", "words": "keyword", "vector": "meaning", "semantic": "meaning"}
 MAX_K = 1000
 MAX_QUERY_EMBED_CHARS = 2_000
-ROWS_VERSION = "3"   # bump when lines.py changes what a row carries: every file is re-derived
+ROWS_VERSION = "4"   # bump when lines.py changes what a row carries: every file is re-derived
 
 
 class SearchModeError(CoreError):
     """An unknown search mode."""
+
+
+def canonical_mode(mode: str | None, default: str = "hybrid") -> str:
+    """The one name of a search mode ("keyword", "meaning", "hybrid") for any name we accept."""
+    chosen = (mode or default or "hybrid").strip().lower()
+    chosen = ALIASES.get(chosen, chosen)
+    if chosen not in MODES:
+        raise SearchModeError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -58,6 +83,22 @@ class SearchHit:
     score: float
     snippet: str
     sources: tuple[str, ...] = ()
+    match: str = "words"                 # why it matched: words, meaning, both, nearby
+    words: tuple[str, ...] = ()          # the query's words the line holds
+    similarity: float | None = None      # cosine of the line's vector to the query's (meaning and hybrid)
+    kind: str = ""                       # memory, daily, session, handoff, checkpoint, progress
+
+    def as_dict(self) -> dict:
+        """The hit as the CLI's --json and the MCP tool give it."""
+        out = {"path": self.path, "line": self.line, "kind": self.kind, "text": self.text,
+               "score": round(self.score, 6), "match": self.match, "words": list(self.words)}
+        if self.similarity is not None:
+            out["similarity"] = round(self.similarity, 4)
+        if self.snippet:
+            out["snippet"] = self.snippet
+        if self.sources:
+            out["sources"] = list(self.sources)
+        return out
 
 
 @dataclass(frozen=True)
@@ -202,11 +243,18 @@ class SearchIndex:
         self.close()
 
     # ----- searching -----------------------------------------------------------------------------
-    def search(self, query: str, *, k: int = 10, mode: str | None = None) -> SearchResults:
+    def search(self, query: str, *, k: int = 10, mode: str | None = None, kinds=None, since=None, until=None,
+               scope: SearchFilter | None = None) -> SearchResults:
+        """The best k lines for `query`; `kinds`, `since`, `until` (or a ready `scope`) narrow it (filters.py)."""
         mode = self._mode(mode)
+        scope = scope if scope is not None else SearchFilter.of(kinds, since, until)
+        where, params = scope.sql()
         query = str(query if query is not None else "")
         k = max(1, min(int(k), MAX_K))
+        conn = self.db.conn()
         parsed = fts.parse_query(query, self.tuning.request_words)
+        if not parsed.empty:
+            parsed = expand(conn, parsed)
         want = max(self.tuning.candidates, k * 2)
         sections = self.tuning.section_boost > 0 or self.tuning.section_decay < 1
         # A single list's own ranking needs no wide pool; re-ranking by section needs some room
@@ -214,35 +262,82 @@ class SearchIndex:
         few = min(want, k * 5) if sections else k * 2
         keyword: list[tuple[int, float]] = []
         semantic: list[tuple[int, float]] = []
-        if mode in ("fts", "hybrid"):
-            keyword = fts.search(self.db.conn(), parsed, want if mode == "hybrid" else few,
-                                 self.tuning.fts_context_weight)
-        if mode in ("vector", "hybrid"):
+        vector = None
+        if mode in ("keyword", "hybrid"):
+            keyword = fts.search(conn, parsed, want if mode == "hybrid" else few, self.tuning.fts_context_weight,
+                                 where, params)
+        floor = self.tuning.min_similarity
+        if mode in ("meaning", "hybrid"):
             vector = self._query_vector(query)
             if vector is None:
-                mode = "fts"
+                mode = "keyword"
                 if not keyword:
-                    keyword = fts.search(self.db.conn(), parsed, few, self.tuning.fts_context_weight)
+                    keyword = fts.search(conn, parsed, few, self.tuning.fts_context_weight, where, params)
             else:
-                vectors = self.worker.open_vectors()
-                semantic = vectors.query(vector, want) if vectors is not None else []
+                if self._gibberish(conn, parsed, bool(keyword)):
+                    floor = max(floor, self.tuning.min_similarity_alone)
+                semantic = self._semantic(vector, want, where, params, floor)
+        held: dict[int, tuple[str, ...]] = {}
+        tiers: dict[int, int] = {}
         if mode == "hybrid":
             ranked = [(i, s) for i, s, _ in fuse(keyword, semantic, self.tuning)]
+            if self.tuning.nearby_last:
+                close = {i for i, _ in semantic}
+                pool = [i for i, _ in ranked[: max(k * 3, 30)] if i not in close]
+                held = fts.held(conn, parsed, pool)
+                tiers = {i: tier(held.get(i, ())) for i in pool}
+        elif mode == "keyword":
+            ranked = keyword
+            held = fts.held(conn, parsed, [i for i, _ in ranked])
+            tiers = {i: tier(held.get(i, ())) for i, _ in ranked}
         else:
-            ranked = keyword if mode == "fts" else semantic
+            ranked = semantic
         if sections:
-            meta = self._meta([i for i, _ in ranked]) if ranked else {}
-            ranked = section_rerank(ranked, self._sections(meta), self.tuning.section_boost,
+            ranked = section_rerank(ranked, section_of(self.db.conn(), [i for i, _ in ranked]), self.tuning.section_boost,
                                     self.tuning.section_decay, self.tuning.section_free)
-        hits = self._hits(ranked, parsed, k)
+        hits = self._hits(ranked, parsed, k, vector, held, tiers, floor)
         return SearchResults(hits=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query)
 
     def _mode(self, mode: str | None) -> str:
-        chosen = (mode or self.settings.default_mode or "hybrid").strip().lower()
-        chosen = ALIASES.get(chosen, chosen)
-        if chosen not in MODES:
-            raise SearchModeError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)} (or keyword)")
-        return chosen
+        return canonical_mode(mode, self.settings.default_mode)
+
+    def _gibberish(self, conn, parsed: fts.Query, found: bool) -> bool:
+        """No word of the query is in the index, nor a word the model knows ("zxqvbnm", "qqqq").
+
+        Such a query is near every line a little (cosine 0.2-0.42 on the demo), so meaning alone
+        must then be strong to count. A paraphrase in other words ("the pet's name" for "the dog
+        is called Biscuit") is not gibberish: the model knows its words. CJK text is read by the
+        model itself (no word list to ask).
+        """
+        if found or parsed.empty or fts.known(conn, parsed):
+            return False
+        from core.index.embedder import model_vocabulary
+
+        vocabulary = model_vocabulary(self.settings.embedding_model)
+        for word in parsed.words:
+            if cjk.has_cjk(word) or not vocabulary or any(part in vocabulary for part in word.split("-")):
+                return False
+        return True
+
+    def _semantic(self, vector: np.ndarray, want: int, where: str, params: tuple,
+                  floor: float) -> list[tuple[int, float]]:
+        """The vector list: nearest lines at or above the meaning floor, headings left out, filter applied."""
+        vectors = self.worker.open_vectors()
+        if vectors is None:
+            return []
+        allowed = None
+        if where:
+            allowed = {i for (i,) in self.db.conn().execute(f"SELECT l.id FROM lines l WHERE l.vec = 1 AND {where}",
+                                                           params)}
+            if not allowed:
+                return []
+        found = [(i, s) for i, s in vectors.query(vector, want, allowed) if s >= floor]
+        if not found:
+            return []
+        marks = ",".join("?" * len(found))
+        headings = {i for i, text in self.db.conn().execute(f"SELECT id, text FROM lines WHERE id IN ({marks})",
+                                                            [i for i, _ in found]) if is_heading(text)}
+        return [(i, s) for i, s in found if i not in headings]
 
     def _query_vector(self, query: str) -> np.ndarray | None:
         if self.embedder is None or self.worker.error:
@@ -265,7 +360,8 @@ class SearchIndex:
                 self._query_cache.popitem(last=False)
         return vector
 
-    def _hits(self, ranked: list[tuple[int, float]], parsed: fts.Query, k: int) -> list[SearchHit]:
+    def _hits(self, ranked: list[tuple[int, float]], parsed: fts.Query, k: int, vector: np.ndarray | None,
+              held: dict[int, tuple[str, ...]], tiers: dict[int, int], floor: float) -> list[SearchHit]:
         if not ranked:
             return []
         pool = ranked[: max(k * 3, 30)]
@@ -278,59 +374,28 @@ class SearchIndex:
         if half_life > 0:
             newest = self.db.conn().execute("SELECT max(day) FROM lines").fetchone()[0] or 0
             scores = {i: s * recency_factor(rows[i][5], newest, half_life) for i, s in scores.items() if i in rows}
-        order = sorted((i for i in ids if i in rows), key=lambda i: -scores[i])
+        # Keyword mode: lines holding the words first, nearby ones after (tiers); within a tier, by score.
+        order = sorted((i for i in ids if i in rows), key=lambda i: (tiers.get(i, 0), -scores[i]))
         seen: set[tuple[str, int]] = set()   # one hit per line: a long line's windows share it (lines.py)
         order = [i for i in order if not ((rows[i][1], rows[i][2]) in seen or seen.add((rows[i][1], rows[i][2])))]
+        wanted = self.tuning.collapse or vector is not None
+        vectors = vectors_of(self.db.conn(), [rows[i][6] for i in order]) if wanted else {}
         if self.tuning.collapse:
-            vectors = self._vectors_of([rows[i][6] for i in order])
             order = collapse(order, {i: rows[i][3] for i in order},
                              {i: vectors[rows[i][6]] for i in order if rows[i][6] in vectors},
                              self.tuning.near_duplicate_cosine, k)
+        order = order[:k]
+        missing = [i for i in order if i not in held]
+        if missing:
+            held = {**held, **fts.held(self.db.conn(), parsed, missing)}
         hits = []
-        for row_id in order[:k]:
-            _, path, line, text, sources, _day, _ = rows[row_id]
+        for row_id in order:
+            _, path, line, text, sources, _day, ehash = rows[row_id]
+            similarity = float(vectors[ehash] @ vector) if vector is not None and ehash in vectors else None
+            words = held.get(row_id, ())
             hits.append(SearchHit(path=path, line=line, text=text, score=float(scores[row_id]),
                                   snippet=fts.snippet(text, parsed),
-                                  sources=tuple(sources.split()) if sources else ()))
+                                  sources=tuple(sources.split()) if sources else (),
+                                  match=label(words, similarity, floor), words=words,
+                                  similarity=similarity, kind=kind_of(path)))
         return hits
-
-    def _meta(self, ids: list[int]) -> dict[int, tuple[str, int]]:
-        """Row id -> (path, line) for candidates."""
-        marks = ",".join("?" * len(ids))
-        return {i: (path, line) for i, path, line in
-                self.db.conn().execute(f"SELECT id, path, line FROM lines WHERE id IN ({marks})", ids)}
-
-    def _sections(self, meta: dict[int, tuple[str, int]]) -> dict[int, tuple[str, int]]:
-        """Row id -> (path, line of the `##`+ heading it sits under), for rows under one.
-
-        Only explicit sections group lines (a daily log's `## Memory Flush — ...`
-        or `## Conversation at ...`, a MEMORY.md topic): a file without headings
-        is a list of notes, not evidence that its lines are one conversation.
-        One lookup of the heading index (db.py, lines_headings) per distinct
-        section among the candidates, never a scan of whole files.
-        """
-        conn = self.db.conn()
-        by_path: dict[str, list[tuple[int, int]]] = {}
-        for row_id, (path, line) in meta.items():
-            by_path.setdefault(path, []).append((line, row_id))
-        out = {}
-        for path, places in by_path.items():
-            places.sort(reverse=True)
-            heading = None        # the heading found for the lines above it, and not below
-            for line, row_id in places:
-                if heading is None or line < heading:
-                    found = conn.execute(
-                        "SELECT line FROM lines WHERE path = ? AND line <= ? AND (" + HEADING_CONDITION + ") "
-                        "ORDER BY line DESC LIMIT 1", (path, line)).fetchone()
-                    heading = found[0] if found else 0
-                if heading:
-                    out[row_id] = (path, heading)
-        return out
-
-    def _vectors_of(self, hashes: list[str]) -> dict[str, np.ndarray]:
-        if not hashes:
-            return {}
-        distinct = list(dict.fromkeys(hashes))
-        marks = ",".join("?" * len(distinct))
-        return {h: np.frombuffer(v, dtype=np.float32) for h, v in self.db.conn().execute(
-            f"SELECT hash, vector FROM embeddings WHERE hash IN ({marks})", distinct)}

@@ -17,8 +17,7 @@ from core.errors import CoreError, NotFoundError, PathEscapeError
 from core.store.checkpoints import new_checkpoint_id, next_task
 from core.store.memory_md import strip_comments
 
-SEARCH_MODES = ("keyword", "vector", "hybrid")
-MODE_NAMES = {"fts": "keyword"}   # the index calls keyword search "fts"; agents see the names they pass
+SEARCH_MODES = ("keyword", "meaning", "hybrid", "vector")   # "vector": the older name of "meaning"
 MAX_K = 50
 MAX_READ_CHARS = 20_000
 MAX_BULLET_CHARS = 2_000
@@ -43,24 +42,31 @@ class MemoryTools:
         self._sync_lock = threading.Lock()
 
     # ----- search ------------------------------------------------------------------------------
-    def memory_search(self, query: str, k: int = 8, mode: str | None = None) -> dict[str, Any]:
+    def memory_search(self, query: str, k: int = 8, mode: str | None = None, kinds: list[str] | None = None,
+                      since: str | None = None, until: str | None = None) -> dict[str, Any]:
+        from core.index.filters import SearchFilter, SearchFilterError
+        from core.index.search import canonical_mode
+
         query = str(query or "").strip()
         if not query:
             raise ToolInputError("memory_search needs a non-empty query")
         if mode is not None and mode not in SEARCH_MODES:
-            raise ToolInputError(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
+            raise ToolInputError(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES[:3])}")
+        try:
+            scope = SearchFilter.of(kinds, since, until)
+        except SearchFilterError as exc:
+            raise ToolInputError(str(exc)) from None
+        mode = canonical_mode(mode, self.ws.settings.search.default_mode)
         k = max(1, min(int(k), MAX_K))
         self._sync_if_stale()
-        if (mode or self.ws.settings.search.default_mode) == "vector":
+        if mode == "meaning":
             # Vector-only search sees only embedded lines; right after a start (or a big import) they are
             # still being embedded in the background. Hybrid does not wait: its keyword half answers now.
             wait = getattr(self.ws.index, "wait_embeddings", None)
             if wait is not None:
                 wait(timeout=VECTOR_WAIT_S)
-        result = self.ws.search(query, k=k, mode=mode)
-        used = getattr(result, "mode", None) or mode or self.ws.settings.search.default_mode
-        out: dict[str, Any] = {"query": query, "mode": MODE_NAMES.get(used, used),
-                               "hits": [_hit_dict(hit) for hit in getattr(result, "hits", result)]}
+        result = self.ws.search(query, k=k, mode=mode, kinds=scope.kinds, since=scope.since, until=scope.until)
+        out: dict[str, Any] = {"query": query, "mode": result.mode, "hits": [hit.as_dict() for hit in result.hits]}
         pending = getattr(result, "pending_embeddings", 0)
         if pending:
             out["pending_embeddings"] = pending    # lines not embedded yet: vector results may miss them
@@ -192,14 +198,3 @@ class MemoryTools:
         anchor = AnchorStore(self.ws).update(goal=goal, done=done, blockers=blockers, next_step=next_step)
         return anchor.render()
 
-
-def _hit_dict(hit: Any) -> dict[str, Any]:
-    out = {"path": hit.path, "line": hit.line, "text": hit.text, "score": round(float(hit.score), 6)}
-    snippet = getattr(hit, "snippet", "")
-    if snippet:
-        out["snippet"] = snippet
-    sources = getattr(hit, "sources", None)
-    if sources:
-        # MEMORY.md bullets carry Source objects ("memory/2026-11-30.md#L12"); plain strings pass through
-        out["sources"] = [getattr(s, "ref", s) if not isinstance(s, (str, dict)) else s for s in sources]
-    return out

@@ -1,5 +1,10 @@
 """The search view: as-you-type with a debounce, a mode selector, highlighted snippets, open at the line.
 
+Each hit says why it matched (the words it holds, or "meaning" with its
+similarity, or both; a line found only through its neighbours is marked
+"matched nearby" and greyed). A kind selector and a date range narrow the
+search; the mode names are the ones the CLI and the JSON use.
+
 Every query gets a sequence number; a result is shown only if it belongs to the
 newest query, so an older, slower search never overwrites a newer one. The
 search itself runs on the task pool (keyword hits come from SQLite at once; a
@@ -15,10 +20,17 @@ from PySide6.QtGui import QAbstractTextDocumentLayout, QPalette, QTextDocument
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QStyle,
                                QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget)
 
+from core.errors import CoreError
+from core.index.filters import SearchFilter
+from core.index.matching import NEARBY, explain
+from core.index.search import canonical_mode
 from desktop import theme
 
 ROLE = Qt.ItemDataRole.UserRole
-MODES = (("hybrid", "Hybrid"), ("fts", "Keyword"), ("vector", "Meaning"))
+MODES = (("hybrid", "Hybrid"), ("keyword", "Keyword"), ("meaning", "Meaning"))
+MODE_TITLES = dict(MODES)
+KINDS = (("", "All kinds"), ("memory", "MEMORY.md"), ("daily", "Daily logs"), ("session", "Sessions"),
+         ("tasks", "Hand-offs & checkpoints"))
 
 
 def snippet_html(snippet: str, text: str) -> str:
@@ -86,8 +98,21 @@ class SearchView(QWidget):
         for key, title in MODES:
             self.mode.addItem(title, key)
         keys = [key for key, _ in MODES]
-        default = controller.ws.settings.search.default_mode
-        self.mode.setCurrentIndex(keys.index(default) if default in keys else 0)
+        try:
+            default = canonical_mode(controller.ws.settings.search.default_mode)
+        except CoreError:
+            default = "hybrid"
+        self.mode.setCurrentIndex(keys.index(default))
+        self.kind = QComboBox()
+        for key, title in KINDS:
+            self.kind.addItem(title, key)
+        self.since = QLineEdit()
+        self.until = QLineEdit()
+        for field, hint in ((self.since, "from YYYY-MM-DD"), (self.until, "to YYYY-MM-DD")):
+            field.setPlaceholderText(hint)
+            field.setClearButtonEnabled(True)
+            field.setMaximumWidth(130)
+            field.editingFinished.connect(self._filters_changed)
         self.status = QLabel("")
         self.list = QListWidget()
         self.list.setItemDelegate(_HtmlDelegate(self.list))
@@ -101,12 +126,19 @@ class SearchView(QWidget):
         self.query.textEdited.connect(lambda _t: self._timer.start())
         self.query.returnPressed.connect(self._enter)
         self.mode.currentIndexChanged.connect(lambda _i: self.run_query())
+        self.kind.currentIndexChanged.connect(lambda _i: self.run_query())
         top = QHBoxLayout()
         top.addWidget(self.query, 1)
         top.addWidget(self.mode)
+        narrow = QHBoxLayout()
+        narrow.addWidget(self.kind)
+        narrow.addWidget(self.since)
+        narrow.addWidget(self.until)
+        narrow.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
+        layout.addLayout(narrow)
         layout.addWidget(self.status)
         layout.addWidget(self.list, 1)
 
@@ -126,6 +158,15 @@ class SearchView(QWidget):
         self.query.setText(text)
         self._timer.start()
 
+    def _filters_changed(self) -> None:
+        if self.query.text().strip():
+            self.run_query()
+
+    def scope(self) -> SearchFilter:
+        """The kind and date range chosen (SearchFilterError, a CoreError, for a date that is not one)."""
+        return SearchFilter.of(self.kind.currentData() or None, self.since.text().strip() or None,
+                               self.until.text().strip() or None)
+
     def run_query(self) -> None:
         self._timer.stop()
         text = self.query.text().strip()
@@ -137,19 +178,26 @@ class SearchView(QWidget):
             self.status.setText("")
             self.shown_query = ""
             return
+        try:
+            scope = self.scope()
+        except CoreError as exc:
+            self._waiting = None
+            self.status.setText(str(exc))
+            return
         self.status.setText(f"searching for “{text}”…")
         # One search at a time, the newest waiting: typing fast must not start a search per
         # keystroke that all compete for the GIL with the window (and with indexing and a dream).
-        self._waiting = (seq, text, mode, ws)
+        self._waiting = (seq, text, mode, scope, ws)
         if not self._in_flight:
             self._start_waiting()
 
     def _start_waiting(self) -> None:
         if self._waiting is None:
             return
-        seq, text, mode, ws = self._waiting
+        seq, text, mode, scope, ws = self._waiting
         self._waiting, self._in_flight = None, True
-        self.controller.submit(lambda ctx: ws.search(text, k=50, mode=mode), name="search",
+        self.controller.submit(lambda ctx: ws.search(text, k=50, mode=mode, kinds=scope.kinds, since=scope.since,
+                                                     until=scope.until), name="search",
                                on_finished=lambda results: self._done(self._show, seq, text, results),
                                on_failed=lambda exc: self._done(self._failed, seq, exc))
 
@@ -173,13 +221,16 @@ class SearchView(QWidget):
             where = f"{hit.path}:{hit.line}"
             sources = (f"<br><small>sources: {html.escape(', '.join(hit.sources))}</small>"
                        if getattr(hit, "sources", ()) else "")
-            item = QListWidgetItem(f"<b>{html.escape(where)}</b> <small>({hit.score:.3f})</small><br>"
-                                   f"{snippet_html(hit.snippet, hit.text)}{sources}")
+            body = snippet_html(hit.snippet, hit.text)
+            if hit.match == NEARBY:     # found through its neighbours: shown, but clearly not a hit on its words
+                body = f"<span style='color:gray'>{body}</span>"
+            item = QListWidgetItem(f"<b>{html.escape(where)}</b> <small>({html.escape(explain(hit))})</small><br>"
+                                   f"{body}{sources}")
             item.setData(ROLE, (hit.path, hit.line))
             item.setToolTip(hit.text)
             self.list.addItem(item)
         pending = getattr(results, "pending_embeddings", 0)
-        mode = getattr(results, "mode", self.mode.currentData())
+        mode = MODE_TITLES.get(results.mode, results.mode)
         extra = f" · {pending:,} lines still being embedded (answers from what is indexed)" if pending else ""
         self.status.setText(f"{len(results.hits)} hit(s) for “{text}” · {mode}{extra}")
         self.resultsShown.emit(text)

@@ -51,6 +51,7 @@ def test_locomo_bench_on_a_tiny_file(tmp_path, mode):
     lines = bench("locomo", str(data), "--mode", mode, "--out", str(out), "--cache", str(tmp_path / "c"))
     assert re.fullmatch(rf"locomo {mode} recall@5=[\d.]+ recall@10=[\d.]+ p95_ms=[\d.]+", lines[-1])
     assert any("dropped (unresolvable): 1" in line for line in lines)
+    assert any(re.fullmatch(r"halves: H0 recall@10=[\d.]+ \(\d+\) H1 recall@10=[\d.]+ \(\d+\)", line) for line in lines)
     result = json.loads(out.read_text())
     assert result["categories"]["1-4"]["n"] == 3 and result["categories"]["1-4"]["recall@10"] == 1.0
     # warm: the same workspaces, nothing re-embedded
@@ -74,6 +75,7 @@ def test_longmemeval_bench_on_a_tiny_file(tmp_path):
     data.write_text(json.dumps(item) + "\n" + json.dumps({**item, "question_id": "q2_abs"}) + "\n", encoding="utf-8")
     lines = bench("longmemeval", str(data), "--mode", "hybrid", "--cache", str(tmp_path / "c"))
     assert lines[-1].startswith("longmemeval hybrid recall_any@5=1.000 recall_any@10=1.000 turn_recall@10=1.000 p95_ms=")
+    assert "halves: H0 recall_any@5=" in "\n".join(lines)
     root = next((tmp_path / "c" / "longmemeval").iterdir())
     assert "answer_s2" not in "".join(p.read_text() for p in (root / "memory").glob("*.md"))
 

@@ -24,7 +24,7 @@ def search_view(qtbot, controller) -> SearchView:
 
 def test_typing_searches_after_the_debounce_and_opens_the_hit(qtbot, indexed):
     view = search_view(qtbot, indexed)
-    view.mode.setCurrentIndex(view.mode.findData("fts"))
+    view.mode.setCurrentIndex(view.mode.findData("keyword"))
     with qtbot.waitSignal(view.resultsShown, timeout=20_000) as shown:
         view.set_query("Keycloak")
     assert shown.args == ["Keycloak"]
@@ -33,7 +33,8 @@ def test_typing_searches_after_the_debounce_and_opens_the_hit(qtbot, indexed):
     first = view.list.item(0).text()
     assert "<span style='background:" in first                   # the matched word is highlighted
     assert "keycloak" in view.results.hits[0].text.lower()
-    assert "hit(s)" in view.status.text() and "fts" in view.status.text()
+    assert "hit(s)" in view.status.text() and "Keyword" in view.status.text()   # the menu's name, not "fts"
+    assert "(words: keycloak)" in first                           # why it matched
     opened = []
     view.openRequested.connect(lambda path, line: opened.append((path, line)))
     view.list.itemActivated.emit(view.list.item(0))
@@ -50,7 +51,7 @@ def test_an_older_slower_query_never_overwrites_a_newer_one(qtbot, indexed, monk
         return real(query, **options)
     monkeypatch.setattr(ws, "search", search)
     view = search_view(qtbot, indexed)
-    view.mode.setCurrentIndex(view.mode.findData("fts"))
+    view.mode.setCurrentIndex(view.mode.findData("keyword"))
     view.query.setText("tea")
     view.run_query()
     view.query.setText("Keycloak")
@@ -83,7 +84,7 @@ def test_fast_typing_runs_one_search_at_a_time_and_ends_on_the_newest(qtbot, ind
                 running[0] -= 1
     monkeypatch.setattr(ws, "search", search)
     view = search_view(qtbot, indexed)
-    view.mode.setCurrentIndex(view.mode.findData("fts"))
+    view.mode.setCurrentIndex(view.mode.findData("keyword"))
     for typed in ("K", "Ke", "Key", "Keyc", "Keycl", "Keycloak"):
         view.query.setText(typed)
         view.run_query()
@@ -95,19 +96,43 @@ def test_fast_typing_runs_one_search_at_a_time_and_ends_on_the_newest(qtbot, ind
 
 def test_modes_and_chinese_queries(qtbot, indexed):
     view = search_view(qtbot, indexed)
-    for mode in ("fts", "hybrid", "vector"):
+    for mode in ("keyword", "hybrid", "meaning"):
         view.mode.setCurrentIndex(view.mode.findData(mode))
         with qtbot.waitSignal(view.resultsShown, timeout=60_000):
             view.set_query("陈伟")
-        if mode == "vector" and view.results.pending_embeddings:
+        if mode == "meaning" and view.results.pending_embeddings:
             # Answers from what is embedded so far, and says how much is still pending.
             assert "still being embedded" in view.status.text()
             assert indexed.ws.index.wait_embeddings(120)
             with qtbot.waitSignal(view.resultsShown, timeout=60_000):
                 view.run_query()
         assert view.results.hits, mode
-        if mode == "fts":
+        if mode == "keyword":
             assert "陈伟" in view.results.hits[0].text
     view.query.clear()
     view.run_query()
     assert view.list.count() == 0
+
+
+def test_nearby_hits_are_marked_and_filters_narrow_the_search(qtbot, indexed):
+    view = search_view(qtbot, indexed)
+    view.mode.setCurrentIndex(view.mode.findData("keyword"))
+    with qtbot.waitSignal(view.resultsShown, timeout=20_000):
+        view.set_query("tea")
+    matches = [hit.match for hit in view.results.hits]
+    assert "words" in matches and "nearby" in matches
+    nearby = matches.index("nearby")
+    assert "matched nearby" in view.list.item(nearby).text() and "color:gray" in view.list.item(nearby).text()
+    with qtbot.waitSignal(view.resultsShown, timeout=20_000):
+        view.kind.setCurrentIndex(view.kind.findData("tasks"))
+        view.query.setText("websockets")
+        view.run_query()
+    assert view.results.hits and {hit.kind for hit in view.results.hits} <= {"handoff", "checkpoint", "progress"}
+    view.since.setText("not a date")
+    view.run_query()
+    assert "YYYY-MM-DD" in view.status.text()                    # said at once, nothing searched
+    view.since.setText("1990-01-01")
+    view.until.setText("1990-12-31")
+    with qtbot.waitSignal(view.resultsShown, timeout=20_000):
+        view.run_query()
+    assert view.results.hits == [] and view.list.count() == 0

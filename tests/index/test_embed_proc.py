@@ -210,3 +210,36 @@ def test_a_query_goes_ahead_of_bulk_embedding(proc_embedder, minilm):
     thread.join()
     assert finished == ["query", "bulk"]
     assert np.abs(query - minilm.embed_batch(["what does Maya drink"])).max() < 1e-5
+
+
+@pytest.mark.slow
+def test_a_hybrid_search_during_a_dreams_embedding_answers_within_a_second(proc_embedder, tmp_path):
+    """The app's one embedding process is busy with a dream's thousands of texts; a search still answers at once.
+
+    The child keeps the queue: a query's embedding is served between two small pieces of the bulk work.
+    """
+    import threading
+
+    from core.config import SearchSettings
+    from core.index import SearchIndex
+
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory" / "2026-11-30.md").write_text(
+        "# 2026-11-30\n\n- [09:05] Maya drinks tea, not coffee.\n- [10:00] The backup job moved to 03:00.\n",
+        encoding="utf-8")
+    with SearchIndex(root, root / ".reverie" / "index.db", SearchSettings(), embedder=proc_embedder) as index:
+        index.sync()
+        assert index.wait_embeddings(120)
+        dream = threading.Thread(target=proc_embedder.embed_batch,
+                                 args=([f"fact {i}: the nightly backup of project {i % 17} finished late" for i in range(4000)],))
+        dream.start()
+        time.sleep(1.0)                    # the dream's bulk work is queued in the child now
+        started = time.monotonic()
+        results = index.search("which hot drink does Maya like", k=3, mode="hybrid")
+        took = time.monotonic() - started
+        still_embedding = dream.is_alive()
+        dream.join()
+    assert still_embedding                 # the search did not wait for the dream's embedding to end
+    assert took <= 1.0, f"hybrid search took {took:.2f} s during a dream's embedding"
+    assert results.mode == "hybrid" and results.hits[0].line == 3 and results.hits[0].match == "both"

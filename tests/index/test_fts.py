@@ -87,7 +87,10 @@ def test_unknown_mode_is_a_clear_error(keyword_index):
 
     with pytest.raises(CoreError, match="unknown search mode"):
         keyword_index.search("tea", mode="bogus")
-    assert keyword_index.search("tea", mode="keyword").mode == "fts"
+    # One name per mode everywhere; the older names are still understood.
+    assert keyword_index.search("tea", mode="keyword").mode == "keyword"
+    assert keyword_index.search("tea", mode="fts").mode == "keyword"
+    assert keyword_index.search("tea", mode="hybrid").mode == "keyword"   # no model here: keyword results
 
 
 def test_common_words_in_a_large_index_stay_bounded_and_correct(ws, keyword_index):

@@ -7,6 +7,7 @@ from tests.support.files import write
 from core.config import SearchSettings
 from core.index import SearchIndex
 from core.index.hybrid import Tuning, section_rerank
+from core.index.rowdata import section_of
 
 LOG = """# 2026-11-20
 
@@ -87,15 +88,15 @@ def test_only_lines_under_a_heading_are_grouped(ws):
     with SearchIndex(ws, ws / ".reverie" / "index.db", SearchSettings(), embedder=False) as index:
         index.sync()
         ids = [i for (i,) in index.db.conn().execute("SELECT id FROM lines ORDER BY path, line")]
-        sections = index._sections(index._meta(ids))
+        sections = section_of(index.db.conn(), ids)
         assert sections == {}   # notes of a day without headings are not one conversation
     write(ws, "memory/2026-11-23.md", "# 2026-11-23\n\n- Before any section.\n\n## Memory Flush — 10:00\n"
           "- Commute to work by train.\n- A tip for the commute.\n\n## Memory Flush — 18:00\n- Commute home.\n")
     with SearchIndex(ws, ws / ".reverie" / "index.db", SearchSettings(), embedder=False) as index:
         index.sync()
         ids = [i for (i,) in index.db.conn().execute("SELECT id FROM lines WHERE path = 'memory/2026-11-23.md'")]
-        meta = index._meta(ids)
-        by_line = {meta[i][1]: sec for i, sec in index._sections(meta).items()}
+        line_of = dict(index.db.conn().execute("SELECT id, line FROM lines WHERE path = 'memory/2026-11-23.md'"))
+        by_line = {line_of[i]: sec for i, sec in section_of(index.db.conn(), ids).items()}
         assert by_line == {5: ("memory/2026-11-23.md", 5), 6: ("memory/2026-11-23.md", 5),
                            7: ("memory/2026-11-23.md", 5), 9: ("memory/2026-11-23.md", 9),
                            10: ("memory/2026-11-23.md", 9)}

@@ -26,7 +26,16 @@ def test_index_and_search_commands(tmp_path):
     found = run("search", str(ws), "开会", "--mode", "fts")
     assert found.returncode == 0 and found.stdout.startswith("memory/2026-11-30.md:4: ") and "«开会»" in found.stdout
     as_json = json.loads(run("search", str(ws), "tea", "-k", "1", "--mode", "keyword", "--json").stdout)
-    assert as_json["mode"] == "fts" and as_json["hits"][0]["line"] == 3 and as_json["hits"][0]["snippet"]
+    assert as_json["mode"] == "keyword" and as_json["hits"][0]["line"] == 3 and as_json["hits"][0]["snippet"]
+    assert as_json["hits"][0]["match"] == "words" and as_json["hits"][0]["words"] == ["tea"]
+    dated = json.loads(run("search", str(ws), "tea", "--mode", "keyword", "--json", "--kind", "daily",
+                           "--since", "2026-11-30", "--until", "2026-11-30").stdout)
+    assert {h["path"] for h in dated["hits"]} == {"memory/2026-11-30.md"} and dated["hits"][0]["kind"] == "daily"
+    assert json.loads(run("search", str(ws), "tea", "--mode", "keyword", "--json", "--kind", "memory").stdout)["hits"] == []
+    said = run("search", str(ws), "tea", "--mode", "keyword")
+    assert said.returncode == 0 and "(words: tea)" in said.stdout
+    bad = run("search", str(ws), "tea", "--kind", "diary")
+    assert bad.returncode == 2 and "unknown kind" in bad.stderr and bad.stderr.count("\n") == 1
     hostile = run("search", str(ws), '"AND( NEAR -* body:', "--mode", "fts")
     assert hostile.returncode == 0 and "Traceback" not in hostile.stderr
 

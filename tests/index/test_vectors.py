@@ -134,7 +134,7 @@ def test_result_shape(ws, minilm):
     write(ws, "memory/2026-11-07.md", "- [09:05] Maya drinks tea, not coffee\n")
     with open_index(ws, minilm, background=False) as index:
         index.sync()
-        for mode in ("fts", "vector", "hybrid"):
+        for mode in ("keyword", "meaning", "hybrid"):
             results = index.search("tea", k=5, mode=mode)
             assert results.mode == mode and results.pending_embeddings == 0
             hit = next(h for h in results.hits if h.path == "MEMORY.md" and h.line == 2)
@@ -149,7 +149,7 @@ def test_missing_model_falls_back_to_keywords(ws, tmp_path):
     with SearchIndex(ws, ws / ".reverie" / "index.db", settings) as index:
         index.sync()
         results = index.search("tea", mode="hybrid")
-        assert results.mode == "fts" and results.hits[0].line == 1
+        assert results.mode == "keyword" and results.hits[0].line == 1
         assert any("no-such-model" in p for p in index.status().problems)
         assert index.wait_embeddings(timeout=1) is False
 

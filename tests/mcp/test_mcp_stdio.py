@@ -237,12 +237,15 @@ def test_vector_and_hybrid_search_over_stdio(tmp_path):
             default = data_of(await client.call_tool("memory_search", {"query": "what does Maya drink"}))
             vector = data_of(await client.call_tool("memory_search", {"query": "hot drink she likes",
                                                                       "mode": "vector", "k": 5}))
-            return default, vector
+            nonsense = data_of(await client.call_tool("memory_search", {"query": "zxqvbnm"}))
+            return default, vector, nonsense
 
-    default, vector = anyio.run(session)
+    default, vector, nonsense = anyio.run(session)
     assert default["mode"] == "hybrid" and default["hits"]
-    assert vector["mode"] == "vector" and vector["hits"]
-    assert all({"path", "line", "text", "score"} <= set(h) for h in vector["hits"])
+    assert vector["mode"] == "meaning" and vector["hits"]                 # the older name still works
+    assert all({"path", "line", "text", "score", "match", "similarity"} <= set(h) for h in vector["hits"])
+    assert all(h["match"] in ("meaning", "both") for h in vector["hits"])
+    assert nonsense["hits"] == []
 
 
 def test_a_missing_workspace_is_one_line_on_stderr_and_nothing_on_stdout(tmp_path):

@@ -122,6 +122,22 @@ def test_search_sees_files_written_by_another_process(workspace):
         tools.memory_search("tea", mode="fuzzy")
 
 
+def test_search_filters_by_kind_and_date_and_says_why(demo_workspace):
+    tools = MemoryTools(demo_workspace)
+    found = tools.memory_search("websockets", mode="keyword", kinds=["tasks"])
+    assert found["mode"] == "keyword" and found["hits"]
+    assert all(h["kind"] in ("handoff", "checkpoint", "progress") for h in found["hits"])
+    hit = found["hits"][0]
+    assert hit["path"] == "handoffs/ho-orchard-oncall.json" and hit["match"] == "words" and hit["words"] == ["websockets"]
+    memory = tools.memory_search("Maya", mode="keyword", kinds=["memory"])["hits"]
+    assert memory and all(h["kind"] == "memory" and h["path"] == "MEMORY.md" for h in memory)
+    assert tools.memory_search("Maya", mode="keyword", since="2000-01-01", until="2000-01-02")["hits"] == []
+    with pytest.raises(ToolInputError, match="unknown kind"):
+        tools.memory_search("tea", kinds=["diary"])
+    with pytest.raises(ToolInputError, match="YYYY-MM-DD"):
+        tools.memory_search("tea", since="yesterday")
+
+
 def test_memory_resource_strips_provenance(demo_workspace):
     tools = MemoryTools(demo_workspace)
     text = tools.memory_md()
