@@ -131,7 +131,7 @@ class SearchSettings:
 
 # Settings whose value is one of a few words ("" = the default choice where allowed).
 CHOICES = {
-    ("search", "default_mode"): ("hybrid", "keyword", "fts", "vector"),
+    ("search", "default_mode"): ("hybrid", "keyword", "meaning", "fts", "vector", "semantic"),  # the last three: older names
     ("model", "backend"): ("local", "openai"),
     ("model", "json_mode"): ("", "grammar", "retry"),
 }

@@ -132,9 +132,11 @@ class SettingsDialog(QDialog):
         self.model_combo, self.backend, self.device = tab.model_combo, tab.backend, tab.device
         self.download_button, self.download_progress = tab.download_button, tab.download_progress
         mode = QComboBox()
-        for key, title in (("hybrid", "hybrid"), ("fts", "keyword"), ("vector", "meaning")):
+        for key, title in (("hybrid", "hybrid"), ("keyword", "keyword"), ("meaning", "meaning")):
             mode.addItem(title, key)
-        mode.setCurrentIndex(max(0, mode.findData(self.settings.search.default_mode)))
+        older = {"fts": "keyword", "vector": "meaning", "semantic": "meaning"}     # the modes' older names
+        current = self.settings.search.default_mode
+        mode.setCurrentIndex(max(0, mode.findData(older.get(current, current))))
         self.search_mode = mode
         form = tab.layout()
         form.addRow("Default search", mode)

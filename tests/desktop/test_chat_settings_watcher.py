@@ -221,3 +221,17 @@ def test_quitting_with_an_open_chat_session_and_the_real_bundled_model(qtbot, de
     finally:
         ws.close()
     win.deleteLater()
+
+
+def test_settings_dialog_shows_an_older_search_mode_name_and_saves_todays(qtbot, demo_workspace, make_controller):
+    ws = demo_workspace
+    ws.paths.config_toml.write_text('[search]\ndefault_mode = "fts"\n', encoding="utf-8")
+    ws.settings = load_settings(ws.paths.config_toml)
+    controller = make_controller(ws, llm_factory=lambda _ws: None, index=False)
+    dialog = SettingsDialog(controller)
+    qtbot.addWidget(dialog)
+    assert dialog.search_mode.currentText() == "keyword"
+    dialog.search_mode.setCurrentIndex(dialog.search_mode.findData("meaning"))
+    with qtbot.waitSignal(dialog.saved, timeout=5_000):
+        dialog.save()
+    assert load_settings(ws.paths.config_toml).search.default_mode == "meaning"
