@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from dataclasses import replace
 
 from core.dream.proposals import list_proposals
-from core.dream.state import load_state, update_state
+from core.dream.state import load_state
 from desktop.status_bar import describe_idle, describe_next_dream
 from desktop.tasks import running_threads
 
 from tests.support.blocking_llm import no_model
+from tests.support.dreamkit import opened_a_day_ago
 
 
 class FakeClock:
@@ -24,21 +24,21 @@ class FakeClock:
         self.now += seconds
 
 
-def opened_a_day_ago(ws) -> None:
-    """The time gate's clock starts at a workspace's first open: make that a day ago, so a dream is due."""
-    opened = dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=25)
-    update_state(ws.paths, lambda state: replace(state, first_open=opened.isoformat()))
+def start_scheduled(ws, make_controller, clock):
+    """A controller whose scheduler ticks every 40 ms on `clock`, started; its statuses and finished jobs."""
+    controller = make_controller(ws, schedule=True, clock=clock, tick_ms=40, llm_factory=no_model, index=False)
+    statuses, finished = [], []
+    controller.scheduleStatus.connect(statuses.append)
+    controller.dreamFinished.connect(finished.append)
+    controller.start()
+    return controller, statuses, finished
 
 
 def test_scheduler_runs_maintenance_then_dreams_after_idle(qtbot, demo_workspace, make_controller):
     ws = demo_workspace
     opened_a_day_ago(ws)
     clock = FakeClock(time.time())
-    controller = make_controller(ws, schedule=True, clock=clock, tick_ms=40, llm_factory=no_model, index=False)
-    statuses, finished = [], []
-    controller.scheduleStatus.connect(statuses.append)
-    controller.dreamFinished.connect(finished.append)
-    controller.start()
+    controller, statuses, finished = start_scheduled(ws, make_controller, clock)
     assert controller.scheduler.running and controller.scheduler.thread in running_threads()
 
     # Never maintained: the tick runs at once. The demo was just written, so the agent counts as active.
@@ -115,12 +115,7 @@ def test_the_app_leaves_scheduling_to_reverie_serve_while_it_holds_the_lock(qtbo
          str(scheduler_lock_path(ws.paths))], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=python_env())
     try:
         assert holder.stdout.readline().strip() == "held"
-        clock = FakeClock(time.time())
-        controller = make_controller(ws, schedule=True, clock=clock, tick_ms=40, llm_factory=no_model, index=False)
-        statuses, finished = [], []
-        controller.scheduleStatus.connect(statuses.append)
-        controller.dreamFinished.connect(finished.append)
-        controller.start()
+        controller, statuses, finished = start_scheduled(ws, make_controller, FakeClock(time.time()))
         qtbot.waitUntil(lambda: len(statuses) >= 5, timeout=10_000)
         assert all(status.elsewhere for status in statuses) and finished == []
         assert describe_next_dream(statuses[-1], dt.datetime.now(dt.timezone.utc)) == "dreams: scheduled by reverie serve"

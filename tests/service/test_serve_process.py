@@ -21,6 +21,7 @@ from core.dream.state import load_state
 from core.store.activity import last_by_agent
 from core.store.private import proposal_ids
 from core.workspace import Workspace
+from tests.support.dreamkit import opened_a_day_ago
 from tests.support.mcp_client import data_of, mcp_client
 from tests.support.processes import ROOT, python_env
 
@@ -55,6 +56,7 @@ def test_an_mcp_agent_searching_holds_dreams_off_then_serve_proposes_one_after_i
     with Workspace.create(ws_path) as ws:
         ws.append_daily("The staging database moved to db-7.internal")
         ws.append_daily("Release notes are written in British English")
+        opened_a_day_ago(ws)                     # the 24 h gate is open: only idle holds the dream
         memory_before = ws.read_memory().text
     serve_out, second_out = tmp_path / "serve.out", tmp_path / "second.out"
     first = second = None

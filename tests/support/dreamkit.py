@@ -123,3 +123,13 @@ def dreamed_review(ws):
     proposal = run_dream(ws, None, now=REVIEW_NOW).proposal
     assert proposal is not None
     return ws, proposal
+
+
+def opened_a_day_ago(ws) -> None:
+    """The time gate's clock starts at a workspace's first open: make that a day ago, so a dream is due."""
+    from dataclasses import replace
+
+    from core.dream.state import update_state
+
+    opened = dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=25)
+    update_state(ws.paths, lambda state: replace(state, first_open=opened.isoformat()))
