@@ -60,7 +60,7 @@ def test_dream_now_propose_accept_then_undo(qtbot, demo_workspace, make_controll
     with qtbot.waitSignal(view.review.undone, timeout=20_000):
         view.review.undo.click()
     assert ws.read_memory().text == before
-    assert list_proposals(ws.paths)[0].status == "pending"                # its changes are open again
+    assert next(p for p in list_proposals(ws.paths) if p.id == proposal.id).status == "pending"   # open again
 
 
 def test_accept_only_the_checked_changes(qtbot, demo_workspace, make_controller):
