@@ -26,6 +26,10 @@ from pathlib import Path
 TIMEOUT_S = 600
 
 
+# The tools `reverie mcp` serves (core/mcp/tools.py); the bundle must serve each of them.
+MCP_TOOLS = {"memory_search", "memory_get", "memory_append", "memory_recent", "checkpoint_save", "checkpoint_load",
+             "handoff_create", "handoff_read", "progress_update"}
+
 def clean_env(home: Path) -> dict[str, str]:
     keep = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "TMPDIR") if k in os.environ}
     return {**keep, "HOME": str(home), "QT_QPA_PLATFORM": "offscreen"}
@@ -59,7 +63,7 @@ def mcp_session(binary: Path, workspace: Path, work: Path, env: dict[str, str]) 
         with open(work / "mcp-stderr.log", "w", encoding="utf-8") as err:
             async with Client(stdio_client(params, errlog=err), read_timeout_seconds=300) as client:
                 names = {t.name for t in (await client.list_tools()).tools}
-                check(len(names) == 8 and "memory_search" in names, f"mcp lists its 8 tools ({sorted(names)})")
+                check(names == MCP_TOOLS, f"mcp lists its {len(MCP_TOOLS)} tools ({sorted(names)})")
                 found = await client.call_tool("memory_search", {"query": "tea", "mode": "keyword"})
                 hits = found.structured_content["hits"]
                 check(any(h["path"] == "MEMORY.md" for h in hits), "mcp memory_search finds 'tea' in MEMORY.md")

@@ -30,6 +30,6 @@ def test_build_and_smoke_test_the_bundle(tmp_path):
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-6000:]
     assert binary.is_file()
     assert "bundle smoke: all ok" in done.stdout
-    for step in ("in-bundle --smoke-test", "cli demo", "cli import claude-code", "mcp lists its 8 tools",
+    for step in ("in-bundle --smoke-test", "cli demo", "cli import claude-code", "mcp lists its 9 tools",
                  "mcp memory_search finds 'tea' in MEMORY.md", "mcp memory_get refuses a path outside the workspace"):
         assert f"bundle smoke: ok {step}" in done.stdout, step
