@@ -254,13 +254,35 @@ class Workspace:
         return handoff_store.list_handoffs(self.paths)
 
     # ----- secrets -------------------------------------------------------------------------------
-    def find_secrets(self, paths: list[str] | None = None) -> list[SecretFinding]:
+    def find_secrets(self, paths: list[str] | None = None, *, in_child: bool = False) -> list[SecretFinding]:
         """Where a pasted secret sits (path, line, kind; never the value) in the files agents, dreams and
-        prompts read: MEMORY.md, progress.md, daily logs, sessions, checkpoints, hand-offs (or just `paths`)."""
+        prompts read: MEMORY.md, progress.md, daily logs, sessions, checkpoints, hand-offs (or just `paths`).
+        `in_child`: the files not scanned since they last changed are scanned in a child process (the
+        scan is pure Python: at 100k lines it would hold a GUI process's GIL for seconds)."""
+        scope = self._secret_scope(paths)
+        if in_child:
+            stale = [rel for rel in scope if self._cached_findings(rel) is None]
+            if stale:
+                from core.jobproc import run_in_child
+
+                scanned = run_in_child("core.store.secret_files:scan_job", {"root": str(self.root), "rels": stale},
+                                       nice=10, label="secret scan")
+                with self._secret_lock:
+                    self._secret_cache.update(scanned)
         out: list[SecretFinding] = []
-        for rel in self._secret_scope(paths):
+        for rel in scope:
             out.extend(self._secret_findings(rel))
         return out
+
+    def _cached_findings(self, rel: str) -> list[SecretFinding] | None:
+        """The findings of `rel` if it was scanned as it is now; None when it must be (re)scanned."""
+        try:
+            stat = self.resolve(rel).stat()
+        except (FileNotFoundError, CoreError):
+            return []
+        with self._secret_lock:
+            cached = self._secret_cache.get(rel)
+        return list(cached[1]) if cached and cached[0] == (stat.st_size, stat.st_mtime_ns) else None
 
     def redact_secrets(self, paths: list[str] | None = None) -> Changes:
         """Rewrite the files that hold a secret with each value as `[redacted <kind>]` (CAS + history).
@@ -285,16 +307,11 @@ class Workspace:
         return list(dict.fromkeys(out))
 
     def _secret_findings(self, rel: str) -> list[SecretFinding]:
-        path = self.resolve(rel)
-        try:
-            stat = path.stat()
-        except FileNotFoundError:
-            return []
+        cached = self._cached_findings(rel)
+        if cached is not None:
+            return cached
+        stat = self.resolve(rel).stat()
         key = (stat.st_size, stat.st_mtime_ns)
-        with self._secret_lock:
-            cached = self._secret_cache.get(rel)
-        if cached and cached[0] == key:
-            return list(cached[1])
         findings = findings_in(rel, self.read(rel).text)
         with self._secret_lock:
             self._secret_cache[rel] = (key, findings)

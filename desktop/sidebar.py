@@ -57,7 +57,9 @@ def scan(ws) -> Listing:
     listing.other = [name for name in ("progress.md", "AGENTS.md") if (ws.root / name).is_file()]
     listing.flushes = len(ws.flush_records().records)
     listing.open_proposals = len(list_proposals(ws.paths, OPEN))
-    for finding in ws.find_secrets():     # cached per file by size and time: a rescan reads only changed files
+    # Cached per file by size and time (a rescan reads only changed files); the scan itself runs in a
+    # child process, since at 100k lines its Python would hold the window's GIL for seconds.
+    for finding in ws.find_secrets(in_child=True):
         listing.secrets.setdefault(finding.path, []).append(finding.kind)
     return listing
 

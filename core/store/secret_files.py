@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.errors import ConflictError
+from core.errors import ConflictError, CoreError
 from core.secrets import find_secrets, redact_count
 from core.store.documents import DocumentStore
 from core.store.fileio import confined_glob
@@ -41,6 +41,26 @@ def secret_files(paths: WorkspacePaths) -> list[Path]:
     for folder, pattern in ((paths.memory_dir, "*.md"), (paths.archive_dir, "*.md"), (paths.sessions_dir, "*.jsonl"),
                             (paths.checkpoints_dir, "**/*.json"), (paths.handoffs_dir, "*.json")):
         out.extend(sorted(p for p in confined_glob(paths.root, folder, pattern) if not p.name.startswith(".")))
+    return out
+
+
+def scan_job(args: dict, job) -> dict[str, tuple[tuple[int, int], list[SecretFinding]]]:
+    """The child's side of `Workspace.find_secrets(in_child=True)`: {rel: ((size, mtime_ns), findings)}
+    for each file, the key taken before reading so that a file changed meanwhile is scanned again."""
+    from core.store.fileio import read_bytes
+    from core.store.textio import decode_lossy
+
+    root = Path(args["root"])
+    out = {}
+    for rel in args["rels"]:
+        job.token.raise_if_cancelled()
+        path = root / rel
+        try:
+            stat = path.stat()
+            text = decode_lossy(read_bytes(root, path)).text
+        except (OSError, CoreError):
+            continue                              # gone, or a link out: the parent's own pass says so
+        out[rel] = ((stat.st_size, stat.st_mtime_ns), findings_in(rel, text))
     return out
 
 

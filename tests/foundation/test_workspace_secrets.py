@@ -118,3 +118,18 @@ def test_cli_secrets_lists_without_values_and_redacts(workspace):
     assert PASSWORD not in fixed.stdout + fixed.stderr
     clean = run("secrets", root)
     assert clean.returncode == 0 and clean.stdout.strip() == "no secrets found"
+
+
+def test_a_scan_in_a_child_process_finds_the_same_and_is_cached(workspace, monkeypatch):
+    from core import jobproc
+    from core.workspace import Workspace
+
+    plant_secrets(workspace)
+    expected = Workspace.open(workspace.root).find_secrets()          # in this process, another instance
+    started = []
+    real = jobproc.run_in_child
+    monkeypatch.setattr(jobproc, "run_in_child", lambda *a, **k: started.append(a[0]) or real(*a, **k))
+    assert workspace.find_secrets(in_child=True) == expected and started == ["core.store.secret_files:scan_job"]
+    assert workspace.find_secrets(in_child=True) == expected and len(started) == 1     # nothing changed: no child
+    append_jsonl(workspace.paths.sessions_dir / "s1.log.jsonl", {"role": "user", "content": "nothing secret"})
+    assert workspace.find_secrets(in_child=True) == expected and len(started) == 2     # only the changed file
