@@ -24,30 +24,11 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from core.dream import restate
-from core.dream.similarity import words
+from core.dream.wording import (CALENDAR, CUE_WORDS, GENERIC, ORDINALS, Rarity, anchors, content, foreign,
+                                numbers_of, same_unit, stem, stems, values_of)
 
 NEW, DUPLICATE, UPDATE, CONFLICT = "new", "duplicate", "update", "conflict"
 
-_ANCHOR = re.compile(r"(?<![\w@.])(?:[#@]?[\w.-]*\d[\w.:/%-]*|[A-Z][\w’-]*[A-Za-z\d](?:\.[\w-]+)*|"
-                     r"[a-z]+(?:[./][\w-]+)+|\w+_\w+[\w-]*|[#@]\w[\w-]*)")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_QUOTED = re.compile(r"[«“\"「『„](?P<inner>[^«»“”\"「」『』„]{8,})[»”\"」』“]")
-_ENGLISH = frozenset("""the a an and of to in is are on for with at by from it its this that be was were has have
-not no but or as he she they we you his her their our my me him them there which who what when will would can
-should must do does than then so also only every each all any into out up after before over about""".split())
-_OTHER_FUNCTION_WORDS = frozenset("""la le les el los las il lo gli di del della der die das den dem und ist sind est et
-y e en het een van met zijn une un una uno sont nicht non pas que che per por para avec mit von dans sur ich wir je
-nous elle ein eine einen jedes jeden muy più molto sehr des du au aux ce cette ces qui ou où mais pour zu im auf
-nel nella alla sono questo esta este estos lo da dei delle geen niet ook voor als bij naar ab ni más""".split())
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
-_CALENDAR = frozenset(_WEEKDAYS + _MONTHS + tuple(m[:3] for m in _MONTHS))
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-_NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
-                                                 "twelve".split())}
-_ORDINALS = frozenset("first second third fourth last final".split())
-_TIME = re.compile(r"^\d{1,2}:\d{2}$")
 _PERMIT = re.compile(r"\b(?:is fine|it'?s fine|are fine|fine to|ok to|okay to|allowed|can|may|no need|"
                      r"go ahead|without asking|directly|on (?:my|his|her|their) own)\b", re.IGNORECASE)
 _PROHIBIT = re.compile(r"\b(?:never|not|no|don'?t|do not|must not|only through|without \w+'?s? (?:ok|okay|"
@@ -68,8 +49,6 @@ _CHANGE_TO = re.compile(r"\b(?:moved|switched|changed|migrated|upgraded|shifted|
                         r"transferred|gave|given|renamed) (?:[\w'’-]+ ){0,4}(?:over )?to\b|"
                         r"\b(?:took over|taken over|takes over)\b|"
                         r"\bnow (?:is|are|uses|lives|runs|goes|go|points|point|sits|sit|lands|land)\b", re.IGNORECASE)
-_GENERIC_WORDS = ("week month year time morning afternoon evening night hour minute weekend date "
-                  "every other each first last next one two thing way lot")
 # A change stated as such: only then may the fact still name the old value ("moved to 8010; ... wants 8000").
 _STRICT_CUE = re.compile(r"\b(?:moved|switched|changed|migrated|upgraded|shifted|bumped|raised|lowered|increased|"
                          r"reduced|cut|renamed|replaced|from now on|no longer)\b", re.IGNORECASE)
@@ -91,119 +70,6 @@ class Relation:
     target: str = ""             # the candidate's key ("" for new)
     reason: str = ""
     cosine: float = 0.0
-
-
-def stem(word: str) -> str:
-    """A light English stem that gives a word's forms one key: "hive"/"hives", "change"/"changed"/
-    "changes", "go"/"goes", "flip"/"flipped" (only "-es" after a hissing sound is an ending of its own)."""
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("sses") or word.endswith(("ches", "shes", "xes", "zes")):
-        base = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        base = word[:-1]
-    elif word.endswith("ed") and len(word) > 4:
-        base = word[:-2]
-    elif word.endswith("ing") and len(word) > 5:
-        base = word[:-3]
-    else:
-        base = word
-    if base is not word and len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
-        base = base[:-1]                      # "flipped" -> "flip", "planned" -> "plan"
-    if (len(base) > 3 or base.endswith("oe")) and base.endswith("e") and not base.endswith("ee"):
-        base = base[:-1]                      # "change" and "changed" meet at "chang"
-    return base
-
-
-def stems(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in words(text))
-
-
-_CUE_WORDS = frozenset(stem(w) for w in words("now from on instead new moved switched changed raised lowered increased reduced "
-                             "bumped shifted renamed replaced takes took taken over handed after all starting "
-                             "only longer gone given gave left leaving retired declined off stopped quit dropped "
-                             "sold ended talked mind went back"))
-_GENERIC = stems(_GENERIC_WORDS)      # time words every schedule shares: no subject of their own
-
-
-def anchors(text: str) -> frozenset[str]:
-    """Names, numbers and identifiers, lower-cased; a sentence's first word only when it looks
-    like a name elsewhere too (it is capitalised because it comes first)."""
-    found = set()
-    for index, match in enumerate(_ANCHOR.finditer(text)):
-        token = re.sub(r"['’]s$", "", match.group(0).strip(".-:/")).lower()
-        if not token or token in _ENGLISH or stem(token) in _CUE_WORDS:
-            continue
-        if match.start() == 0 or text[max(0, match.start() - 2):match.start()].strip() in (".", ":", "—", ";"):
-            if token.replace("-", "").isalpha() and text.count(match.group(0)) == 1:
-                continue
-        found.add(token)
-    return frozenset(found)
-
-
-def numbers_of(text: str) -> frozenset[str]:
-    """Numbers, written in digits or as a word up to twelve ("two hives" states 2)."""
-    found = {n.replace(",", ".") for n in _NUMBER.findall(text)}
-    found |= {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
-    return frozenset(found)
-
-
-def _values(text: str) -> dict[str, frozenset[str]]:
-    """The values a text states, by type: times, other numbers, weekdays, months, ordinals."""
-    lower = {stem(w) for w in re.findall(r"[a-z]+", text.lower())}
-    # A ticket's number ("ORCH-1301") names the ticket; it is not a value of the sentence.
-    nums = numbers_of(re.sub(r"\b[A-Z]{2,}-\d+\b", " ", text))
-    return {"time": frozenset(n for n in nums if _TIME.match(n)),
-            "number": frozenset(n for n in nums if not _TIME.match(n)),
-            "weekday": frozenset(d for d in _WEEKDAYS if d in lower or stem(d) in lower),
-            "month": frozenset(m for m in _MONTHS if m in lower or m[:3] in lower),
-            "ordinal": frozenset(lower & _ORDINALS)}
-
-
-def foreign(text: str) -> bool:
-    """A line not in English: CJK script, or more function words of another European language
-    than of English (a terse English note has few of either: "Figures: matplotlib, PDF out")."""
-    if len(_CJK.findall(text)) >= 4:
-        return True
-    tokens = re.findall(r"[^\W\d_]+", text.lower())
-    theirs = sum(t in _OTHER_FUNCTION_WORDS for t in tokens)
-    return theirs >= 2 and theirs > sum(t in _ENGLISH for t in tokens)
-
-
-def content(text: str) -> str:
-    """What a reported line says: the quote in «Marco, in italiano: «...»», else the text."""
-    match = _QUOTED.search(text)
-    if match:
-        return match.group("inner")
-    speaker = re.match(r"^[^:：]{1,40}[:：]\s*(?P<rest>.{8,})$", text)
-    if speaker and foreign(speaker.group("rest")) and len(speaker.group(0).split(":")[0].split()) <= 4:
-        return speaker.group("rest")      # "Jonas nochmal: ..." -> what Jonas said
-    return text
-
-
-class Rarity:
-    """Inverse document frequency of stems over the texts at hand."""
-
-    def __init__(self, texts: Sequence[str]):
-        self.total = max(1, len(texts))
-        self.counts: dict[str, int] = {}
-        for text in texts:
-            for token in stems(text) | anchors(text):
-                self.counts[token] = self.counts.get(token, 0) + 1
-
-    def count(self, token: str) -> int:
-        """How many texts hold `token`; a name ("Tove") also counts where its stem ("tov") stood."""
-        return max(self.counts.get(token, 0), self.counts.get(stem(token), 0))
-
-    def weight(self, token: str) -> float:
-        return math.log((self.total + 1) / (self.count(token) + 0.5))
-
-    def overlap(self, mine: frozenset[str], theirs: frozenset[str]) -> float:
-        """Share of `mine`'s weight that `theirs` holds."""
-        total = sum(self.weight(t) for t in mine)
-        return sum(self.weight(t) for t in mine & theirs) / total if total else 0.0
 
 
 def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity) -> Relation:
@@ -247,24 +113,24 @@ def _old_side(fact: str) -> frozenset[str]:
         # "Lindgren declined", "Karim has left": the subject went; "gave up oolong": the object.
         side = clause[:match.start()] if _SUBJECT_GOES.match(match.group(0)) else clause[match.end():]
         found |= stems(side)
-    return frozenset(found - _CUE_WORDS)
+    return frozenset(found - CUE_WORDS)
 
 
 def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False, cued: bool = False) -> str:
     """The same subject with another value: shared subject words, and a value of one type (a
     time, a number, a weekday, a month, "first"/"last") that the bullet has and the fact
     replaces with another. Returns a description, or ""."""
-    f_values, b_values = _values(fact), _values(bullet)
+    f_values, b_values = values_of(fact), values_of(bullet)
     # Without a change cue the bullet's value must be gone from the fact; with one ("moved to
     # port 8010; the portal wants 8000") the fact may still name the old value.
     changed = [(kind, f_values[kind] - b_values[kind]) for kind in f_values
                if f_values[kind] - b_values[kind] and b_values[kind] and (cue or b_values[kind] - f_values[kind])]
-    if any(kind == "number" for kind, _new in changed) and not _same_unit(fact, bullet, f_values, b_values):
+    if any(kind == "number" for kind, _new in changed) and not same_unit(fact, bullet, f_values, b_values):
         changed = [(kind, new) for kind, new in changed if kind != "number"]
     if not changed:
         return ""
     everything = set().union(*f_values.values(), *b_values.values())
-    subject = {w for w in (stems(fact) & stems(bullet)) - _CALENDAR - _CUE_WORDS - _ORDINALS - _GENERIC - everything
+    subject = {w for w in (stems(fact) & stems(bullet)) - CALENDAR - CUE_WORDS - ORDINALS - GENERIC - everything
                if not w[:1].isdigit()}
     moved = {v for kind, _new in changed for v in f_values[kind] ^ b_values[kind]}
     subject |= (anchors(fact) & anchors(bullet)) - moved             # "1:1", "Kubernetes"
@@ -279,40 +145,6 @@ def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False, cued
         return ""
     values = sorted(v for _kind, new in changed for v in new)
     return f"same subject ({', '.join(sorted(subject)[:4])}), new value {', '.join(values[:3])}"
-
-
-_TOKEN = re.compile(r"[€$£¥]|\d+(?:[.,:]\d+)*[A-Za-z%]*|[^\W\d_]+")
-
-
-def _units(text: str) -> dict[str, set[str]]:
-    """Each number of `text` with the words that say what it counts: the word before and the two
-    after ("port 5432", "200 bootstrap resamples"), a currency sign or an attached unit ("€520",
-    "48h", "10th"). Numbers written as words ("two hives") count too."""
-    tokens = _TOKEN.findall(text.lower())
-    found: dict[str, set[str]] = {}
-    for index, token in enumerate(tokens):
-        number = re.match(r"\d+(?:[.,:]\d+)*", token)
-        value = number.group(0).replace(",", ".") if number else _NUMBER_WORDS.get(token)
-        if value is None:
-            continue
-        context = {token[number.end():]} if number else set()
-        for near in tokens[max(0, index - 1):index] + tokens[index + 1:index + 3]:
-            if near in "€$£¥" or (near.isalpha() and near not in _ENGLISH):
-                context.add(near if not near.isalpha() else stem(near))
-        found.setdefault(value, set()).update(context - {""})
-    return found
-
-
-def _same_unit(fact: str, bullet: str, f_values: dict, b_values: dict) -> bool:
-    """A new number replaces a gone one only when they count the same thing: "400 dpi" is no new
-    value for "pays on the 10th". A number with no word beside it can stand for anything."""
-    f_units, b_units = _units(fact), _units(bullet)
-    new = [f_units.get(n, set()) for n in f_values["number"] - b_values["number"]]
-    gone = [b_units.get(n, set()) for n in b_values["number"] - f_values["number"]] or \
-           [b_units.get(n, set()) for n in b_values["number"]]
-    if any(not units for units in new + gone):
-        return True
-    return any(a & b for a in new for b in gone)
 
 
 def _names_differ(fact: str, bullet: str, values: set[str], rarity: Rarity) -> bool:
@@ -375,7 +207,7 @@ def _best_update(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
     best = None
     for candidate in candidates:
         b_stems = stems(candidate.text)
-        shared = (f_stems & b_stems) - _CUE_WORDS
+        shared = (f_stems & b_stems) - CUE_WORDS
         if not shared:
             continue
         why, strength = "", 0.0
@@ -499,7 +331,7 @@ def _novel(f_anchors: frozenset[str], bullet: str, rarity: Rarity, loose: bool =
                              and min(len(w), len(anchor)) >= 0.7 * max(len(w), len(anchor)) for w in b_words)
 
     return {a for a in f_anchors
-            if not present(a) and a not in _CALENDAR and stem(a) not in _CALENDAR
+            if not present(a) and a not in CALENDAR and stem(a) not in CALENDAR
             and rarity.count(a) <= common}
 
 
