@@ -26,6 +26,7 @@ from core.types import kind_of
 from desktop.sidebar import Sidebar, scan
 from desktop.status_bar import MAINTENANCE, StatusBar
 from desktop.tasks import QUIT_WAIT_S, stop_all
+from desktop.views.factory import affects, view_kind
 
 START_AFTER_MS = 1500      # the background machinery starts by then even if the first view never loads
 START_AFTER_LOAD_MS = 250  # ... and this long after it loaded: its first paint and the sidebar's come first
@@ -454,28 +455,3 @@ class MainWindow(QMainWindow):
         if kinds - {"index", "settings", "memory"} or any(p.startswith(".reverie/") for p in paths):
             self._sidebar_timer.start()
 
-
-def view_kind(rel: str) -> str:
-    kind = kind_of(rel)
-    if rel == ".reverie/flushes.jsonl":
-        return "flushes"
-    if kind == "session":
-        return "session" if rel.endswith(".log.jsonl") else "text"
-    if kind == "evicted":
-        return "text"
-    if kind in ("progress", "file", "private"):
-        return "file" if rel.endswith(".md") else "text"
-    return kind
-
-
-def affects(key: str, paths: list[str], kinds: set[str]) -> bool:
-    """Whether a change of `paths` concerns the view opened under `key`."""
-    if key == "dreams":
-        return "proposal" in kinds or any(p.startswith((".reverie/proposals", ".reverie/dreams")) for p in paths)
-    if key == "search":
-        return bool(kinds & {"memory", "daily", "session", "progress", "index"})
-    if key.startswith("checkpoints/"):
-        return any(p == key or p.startswith(key + "/") for p in paths)
-    if key.startswith("handoffs/"):
-        return any(p.startswith("handoffs/") for p in paths)
-    return key in paths or any(p.endswith("/") and key.startswith(p) for p in paths)
