@@ -56,8 +56,24 @@ def mean(values: Iterable[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def add_common_args(parser, *, modes=("fts", "vector", "hybrid")) -> None:
-    parser.add_argument("--mode", choices=modes, default="hybrid")
+def add_mode_arg(parser, default: str = "hybrid") -> None:
+    """--mode with the search modes' one set of names (keyword, meaning, hybrid); older names are accepted."""
+    import argparse
+
+    from core.index.search import MODES, SearchModeError, canonical_mode
+
+    def mode(name: str) -> str:
+        try:
+            return canonical_mode(name)
+        except SearchModeError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from exc
+
+    parser.add_argument("--mode", type=mode, choices=MODES, default=default,
+                        help="keyword, meaning or hybrid (the older names fts and vector are accepted)")
+
+
+def add_common_args(parser) -> None:
+    add_mode_arg(parser)
     parser.add_argument("--out", help="write per-question results and the summary as JSON here")
     parser.add_argument("--cache", help="folder for the benchmark workspaces (default ~/.cache/reverie/bench)")
     parser.add_argument("--fresh", action="store_true", help="rebuild the workspaces and their indexes from scratch")
@@ -86,7 +102,7 @@ def workspace(root: Path, fresh: bool, build) -> Any:
 
 
 def open_index(root: Path, mode: str, options, tuning):
-    """The production SearchIndex of a benchmark workspace, synced and (unless fts) fully embedded.
+    """The production SearchIndex of a benchmark workspace, synced and (unless keyword-only) fully embedded.
 
     Returns (index, seconds spent waiting for embeddings); the caller closes the index.
     """
@@ -94,11 +110,11 @@ def open_index(root: Path, mode: str, options, tuning):
     from core.index import SearchIndex
 
     index = SearchIndex(root, root / ".reverie" / "index.db", SearchSettings(),
-                        embedder=False if mode == "fts" else None, options=options, tuning=tuning)
+                        embedder=False if mode == "keyword" else None, options=options, tuning=tuning)
     try:
         index.sync()
         started = time.perf_counter()
-        if mode != "fts" and not index.wait_embeddings(timeout=3600):
+        if mode != "keyword" and not index.wait_embeddings(timeout=3600):
             raise CoreError(f"embedding did not finish: {index.status().problems}")
     except BaseException:
         index.close()

@@ -5,7 +5,7 @@ agent's daily log holds, among 24 unrelated Chinese distractor lines, and for
 each fact one Chinese query that paraphrases it (few shared words, so keyword
 search alone often misses). Reports hit@1 and hit@5 per mode with the
 production SearchIndex. --model picks SearchSettings.embedding_model.
-Last line: `chinese model=ID fts@5=... vector@5=... hybrid@5=...`
+Last line: `chinese model=ID keyword@5=... meaning@5=... hybrid@5=...`
 """
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def run(args) -> int:
         try:
             index.sync()
             scores = {}
-            for mode in ("fts", "vector", "hybrid"):
+            for mode in ("keyword", "meaning", "hybrid"):
                 at1, at5 = [], []
                 for i, (_fact, query) in enumerate(FACTS):
                     ranked = [h.line for h in index.search(query, k=5, mode=mode).hits]
@@ -89,7 +89,7 @@ def run(args) -> int:
             model = index.status().embedding_model.split("@")[0]
         finally:
             index.close()
-    print(f"chinese model={Path(model).name or model} fts@5={scores['fts'][1]:.3f} "
-          f"vector@5={scores['vector'][1]:.3f} hybrid@5={scores['hybrid'][1]:.3f}")
+    print(f"chinese model={Path(model).name or model} keyword@5={scores['keyword'][1]:.3f} "
+          f"meaning@5={scores['meaning'][1]:.3f} hybrid@5={scores['hybrid'][1]:.3f}")
     sys.stdout.flush()
     return 0

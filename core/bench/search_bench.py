@@ -49,7 +49,7 @@ WORDS = [w for w in " ".join(PROJECTS + THINGS + VERBS + PLACES + FEELINGS).lowe
 def register(sub) -> None:
     parser = sub.add_parser("search", help="index build speed, search latency and reindex time at N lines")
     parser.add_argument("--lines", type=int, default=100_000)
-    parser.add_argument("--mode", choices=("fts", "hybrid", "vector"), default="fts")
+    kit.add_mode_arg(parser, default="keyword")
     parser.add_argument("--vectors", choices=("model", "synthetic"), default=None,
                         help="how lines get vectors in hybrid mode (default: model up to 5,000 lines)")
     parser.add_argument("--queries", type=int, default=200)
@@ -134,7 +134,7 @@ def run(args) -> int:
     newest = build_workspace(root, args.lines, args.seed)
     db = root / ".reverie" / "index.db"
     vectors = args.vectors or ("model" if args.lines <= 5000 else "synthetic")
-    hybrid = args.mode != "fts"
+    hybrid = args.mode != "keyword"
     index = SearchIndex(root, db, SearchSettings(), embedder=None if hybrid and vectors == "model" else False)
     t = time.perf_counter()
     report = index.sync()
@@ -162,12 +162,12 @@ def run(args) -> int:
         latencies.append((time.perf_counter() - t) * 1000)
         cpu.append((time.thread_time() - c) * 1000)   # what the query cost, whatever else the cores were doing
         empty += not results.hits
-    if args.mode != "fts":
+    if args.mode != "keyword":
         # Keyword search on the same index with the vectors loaded: the vectors must not slow it down.
         keyword = []
         for query in queries:
             t = time.perf_counter()
-            index.search(query, k=10, mode="fts")
+            index.search(query, k=10, mode="keyword")
             keyword.append((time.perf_counter() - t) * 1000)
         print(f"mode=fts on the same index, vectors loaded: p50={kit.percentile(keyword, 0.5):.2f} ms "
               f"p95={kit.percentile(keyword, 0.95):.2f} ms")

@@ -47,9 +47,9 @@ from core.errors import CoreError
 from core.index import cjk, fts
 from core.index.db import Database
 from core.index.filters import SearchFilter, kind_of
-from core.index.hybrid import Tuning, collapse, fuse, recency_factor, section_rerank
+from core.index.hybrid import Tuning, collapse, fuse, label_rerank, recency_factor, section_rerank
 from core.index.lines import IndexOptions
-from core.index.matching import is_heading, label, tier
+from core.index.matching import is_heading, label, line_label, tier
 from core.index.query import expand
 from core.index.rowdata import section_of, vectors_of
 from core.index.sync import Progress, Syncer, SyncReport
@@ -292,11 +292,22 @@ class SearchIndex:
             tiers = {i: tier(held.get(i, ())) for i, _ in ranked}
         else:
             ranked = semantic
+        ranked = self._by_label(ranked, parsed)
         if sections:
             ranked = section_rerank(ranked, section_of(self.db.conn(), [i for i, _ in ranked]), self.tuning.section_boost,
                                     self.tuning.section_decay, self.tuning.section_free)
         hits = self._hits(ranked, parsed, k, vector, held, tiers, floor)
         return SearchResults(hits=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query)
+
+    def _by_label(self, ranked: list[tuple[int, float]], parsed: fts.Query) -> list[tuple[int, float]]:
+        """Lines whose label (speaker) the query names move up (hybrid.label_rerank)."""
+        if self.tuning.label_boost <= 0 or not ranked or parsed.empty:
+            return ranked
+        ids = [i for i, _ in ranked]
+        marks = ",".join("?" * len(ids))
+        labels = {i: line_label(text) for i, text in
+                  self.db.conn().execute(f"SELECT id, text FROM lines WHERE id IN ({marks})", ids)}
+        return label_rerank(ranked, labels, {w.lower() for w in parsed.words}, self.tuning.label_boost)
 
     def _mode(self, mode: str | None) -> str:
         return canonical_mode(mode, self.settings.default_mode)

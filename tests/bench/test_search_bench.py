@@ -44,7 +44,7 @@ def _locomo_sample(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
 def test_locomo_bench_on_a_tiny_file(tmp_path, mode):
     data = _locomo_sample(tmp_path / "locomo.json")
     out = tmp_path / "out.json"
@@ -88,4 +88,4 @@ def test_vectors_bench_small(tmp_path):
 
 def test_chinese_bench_runs():
     last = bench("chinese")[-1]
-    assert re.fullmatch(r"chinese model=all-MiniLM-L6-v2 fts@5=[\d.]+ vector@5=[\d.]+ hybrid@5=[\d.]+", last), last
+    assert re.fullmatch(r"chinese model=all-MiniLM-L6-v2 keyword@5=[\d.]+ meaning@5=[\d.]+ hybrid@5=[\d.]+", last), last
