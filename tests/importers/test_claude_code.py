@@ -107,3 +107,26 @@ def test_an_unsafe_session_id_is_refused(workspace, tmp_path):
     with pytest.raises(PathEscapeError):
         import_claude_code(workspace, _transcript(tmp_path), session_id="../../escape")
     assert not (tmp_path / "escape.log.jsonl").exists()
+
+
+def test_a_reply_that_grows_between_imports_gets_only_its_new_blocks(workspace, tmp_path):
+    """Claude Code writes a reply block by block under one message.id; an import can land between two."""
+    def reply_line(uuid: str, text: str) -> dict:
+        return {"type": "assistant", "uuid": uuid, "timestamp": "2026-05-26T08:00:01Z",
+                "message": {"id": "msg_grow", "role": "assistant", "content": [{"type": "text", "text": text}]}}
+
+    source = write_jsonl(tmp_path / "live.jsonl", [
+        {"type": "user", "uuid": "g-1", "timestamp": "2026-05-26T08:00:00Z",
+         "message": {"role": "user", "content": "Which port does the staging proxy use?"}},
+        reply_line("g-2", "Staging's proxy listens on 8443.")])
+    [first] = import_claude_code(workspace, source)
+    assert first.written == 2
+    with open(source, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(reply_line("g-3", "Production uses 443 behind the load balancer.")) + "\n")
+    [grown] = import_claude_code(workspace, source)
+    assert grown.written == 1
+    stored = workspace.read_session(first.session_id).objects
+    assert [m["content"] for m in stored if m["role"] == "assistant"] == [
+        "Staging's proxy listens on 8443.", "Production uses 443 behind the load balancer."]
+    [again] = import_claude_code(workspace, source)
+    assert again.written == 0
