@@ -98,8 +98,9 @@ def search(conn: sqlite3.Connection, query: Query, limit: int, context_weight: f
     return [(rowid, -score) for rowid, score in rows]
 
 
-def held(conn: sqlite3.Connection, query: Query, ids: list[int]) -> dict[int, tuple[str, ...]]:
-    """Row id -> the query's words its own line holds (not its context), for the given rows.
+def held(conn: sqlite3.Connection, query: Query, ids: list[int], column: str = "body") -> dict[int, tuple[str, ...]]:
+    """Row id -> the query's words its own line holds (not its context; `column="context"`: the reverse),
+    for the given rows.
 
     Asked of the index itself, so "deploys" holds "deploy" exactly as the porter
     stemmer says; one lookup per word, bounded to the rows asked about.
@@ -110,7 +111,7 @@ def held(conn: sqlite3.Connection, query: Query, ids: list[int]) -> dict[int, tu
     found: dict[int, list[str]] = {}
     for group in query.groups:
         for (rowid,) in conn.execute(f"SELECT rowid FROM lines_fts WHERE lines_fts MATCH ? AND rowid IN ({marks})",
-                                     ("{body}: " + group.held, *ids)):
+                                     (f"{{{column}}}: " + group.held, *ids)):
             found.setdefault(rowid, []).append(group.word)
     return {rowid: tuple(words) for rowid, words in found.items()}
 

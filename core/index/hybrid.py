@@ -100,7 +100,12 @@ painted?" is answered by what Melanie said, not by the lines that address
 her ("Wow, Melanie! The colours...") though those hold both words too, and
 the neighbours' context makes every line near her mention the name. So a
 line whose label the query names gains label_boost of its score (after
-fusion, in every mode). LoCoMo recall@10 all (H0 / H1; conv-26 / conv-30 /
+fusion, in every mode), when it also answers the query beyond its label:
+close in meaning, or holding another query word in its own words or its
+neighbours'. Without that condition "What did the user say about tea?" put
+an unrelated "user: Find out why staging ingest stopped" third on the demo;
+with it LoCoMo is the same (a condition on own words or meaning only, not
+the neighbours', gave 0.805: H0 0.799, H1 0.811). LoCoMo recall@10 all (H0 / H1; conv-26 / conv-30 /
 conv-41):
     hybrid, off                             0.797 (0.782 / 0.815; 0.786 / 0.777 / 0.819)
     hybrid, 0.1 / 0.25                      0.801 (0.789 / 0.815) / 0.806 (0.795 / 0.817)

@@ -19,6 +19,14 @@ LOG = """# 2026-11-02
 - [7:12 pm] Ben: Ana, painting suits you.
 - [7:13 pm] Ben: Did Ana paint before? Ana painting, who knew.
 """
+LATER = """# 2026-11-03
+
+- [8:30 am] Ana: Ok, see you at the market on Sunday morning then.
+"""
+BEN = """# 2026-11-04
+
+- [9:10 am] Ben: The painting dried.
+"""
 
 
 @pytest.mark.parametrize("text, label", [
@@ -52,6 +60,8 @@ def _index(ws, boost: float) -> SearchIndex:
 
 def test_keyword_search_puts_the_named_speakers_line_first(ws):
     write(ws, "memory/2026-11-02.md", LOG)
+    write(ws, "memory/2026-11-03.md", LATER)
+    write(ws, "memory/2026-11-04.md", BEN)
     plain, labelled = _index(ws, 0.0), _index(ws, Tuning().label_boost)
     try:
         plain.sync()
@@ -61,7 +71,12 @@ def test_keyword_search_puts_the_named_speakers_line_first(ws):
         assert plain.search(question, k=4, mode="keyword").hits[0].line != 4
         hits = labelled.search(question, k=4, mode="keyword").hits
         assert hits[0].line == 4 and hits[0].text.startswith("- [7:11 pm] Ana:")
-        assert {h.line for h in hits} == {3, 4, 5, 6}    # the others are still found, only lower
+        assert {(h.path[-5:-3], h.line) for h in hits} == {("02", n) for n in (3, 4, 5, 6)}   # the rest lower
+        # A line tied to the question by its label alone ("Ana: Ok, see you ...") is not lifted above the ones about painting.
+        before = [(h.path[-5:-3], h.line) for h in plain.search(question, k=10, mode="keyword").hits]
+        after = [(h.path[-5:-3], h.line) for h in labelled.search(question, k=10, mode="keyword").hits]
+        assert before.index(("04", 3)) < before.index(("03", 3))
+        assert after.index(("04", 3)) < after.index(("03", 3))
     finally:
         plain.close()
         labelled.close()
