@@ -30,7 +30,8 @@ from core.store.private import proposal_file, read_state_record, update_state_re
 from core.store.recovery import RecoveryStore
 from core.store.secret_files import SecretFinding, findings_in, redact_files, secret_files
 from core.store.sessions import JsonlRead, SessionCache, SessionInfo, list_sessions, read_jsonl
-from core.store.superseded import SupersededFact, read_superseded, record_superseded, superseded_path
+from core.store.superseded import (SupersededFact, forget_superseded, read_superseded, record_superseded,
+                                   superseded_path)
 from core.types import Changes, kind_of
 
 # The facade's vocabulary: the types and pure helpers of the workspace format that front ends
@@ -212,6 +213,13 @@ class Workspace:
         if not written:
             return Changes()
         return self._changed(self.relative(superseded_path(self.paths)), superseded=written)
+
+    def forget_superseded(self, facts: list[SupersededFact]) -> Changes:
+        """Take records back out (an undone accept put their old values back into MEMORY.md)."""
+        removed = forget_superseded(self.paths, list(facts))
+        if not removed:
+            return Changes()
+        return self._changed(self.relative(superseded_path(self.paths)), superseded_removed=removed)
 
     def superseded(self, bullet_id: str | None = None) -> list[SupersededFact]:
         """The old values kept for a bullet (or all of them), oldest first."""
