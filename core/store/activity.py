@@ -133,15 +133,19 @@ def record_person_writes(paths: WorkspacePaths, written: dict[str, float]) -> li
     return entries
 
 
-def person_writes(paths: WorkspacePaths) -> dict[str, float]:
-    """{workspace-relative path: its mtime right after the person's newest write of it}."""
+def _read_dict(paths: WorkspacePaths, path: Path) -> dict:
+    """A private JSON object; a missing or damaged file reads as empty (the next write repairs it)."""
     try:
-        data = json.loads(read_text(paths.root, _person_file(paths)))
+        data = json.loads(read_text(paths.root, path))
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
-    if not isinstance(data, dict):
-        return {}
-    return {str(rel): float(mtime) for rel, mtime in data.items() if isinstance(mtime, (int, float))}
+    return data if isinstance(data, dict) else {}
+
+
+def person_writes(paths: WorkspacePaths) -> dict[str, float]:
+    """{workspace-relative path: its mtime right after the person's newest write of it}."""
+    return {str(rel): float(mtime) for rel, mtime in _read_dict(paths, _person_file(paths)).items()
+            if isinstance(mtime, (int, float))}
 
 
 def _from_dict(data) -> Activity | None:
@@ -156,13 +160,8 @@ def _from_dict(data) -> Activity | None:
 
 
 def _read_last(paths: WorkspacePaths) -> dict[str, Activity]:
-    try:
-        data = json.loads(read_text(paths.root, _last_file(paths)))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {name: entry for name, value in data.items() if (entry := _from_dict(value)) is not None}
+    return {name: entry for name, value in _read_dict(paths, _last_file(paths)).items()
+            if (entry := _from_dict(value)) is not None}
 
 
 def last_by_agent(paths: WorkspacePaths) -> dict[str, Activity]:
