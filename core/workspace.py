@@ -30,7 +30,8 @@ from core.store.private import proposal_file, read_state_record, update_state_re
 from core.store.recovery import RecoveryStore
 from core.store.secret_files import SecretFinding, findings_in, redact_files, secret_files
 from core.store.sessions import JsonlRead, SessionCache, SessionInfo, list_sessions, read_jsonl
-from core.store.superseded import SupersededFact, read_superseded, record_superseded, superseded_path
+from core.store.superseded import (SupersededFact, forget_superseded, read_superseded, record_superseded,
+                                   superseded_path)
 from core.types import Changes, kind_of
 
 # The facade's vocabulary: the types and pure helpers of the workspace format that front ends
@@ -213,6 +214,13 @@ class Workspace:
             return Changes()
         return self._changed(self.relative(superseded_path(self.paths)), superseded=written)
 
+    def forget_superseded(self, facts: list[SupersededFact]) -> Changes:
+        """Take records back out (an undone accept put their old values back into MEMORY.md)."""
+        removed = forget_superseded(self.paths, list(facts))
+        if not removed:
+            return Changes()
+        return self._changed(self.relative(superseded_path(self.paths)), superseded_removed=removed)
+
     def superseded(self, bullet_id: str | None = None) -> list[SupersededFact]:
         """The old values kept for a bullet (or all of them), oldest first."""
         return read_superseded(self.paths, bullet_id)
@@ -259,9 +267,9 @@ class Workspace:
         prompts read: MEMORY.md, progress.md, daily logs, sessions, checkpoints, hand-offs (or just `paths`).
         `in_child`: the files not scanned since they last changed are scanned in a child process (the
         scan is pure Python: at 100k lines it would hold a GUI process's GIL for seconds)."""
-        scope = self._secret_scope(paths)
+        keys = {rel: self._file_key(rel) for rel in self._secret_scope(paths)}    # one stat per file
         if in_child:
-            stale = [rel for rel in scope if self._cached_findings(rel) is None]
+            stale = [rel for rel, key in keys.items() if key is not None and self._cached_findings(rel, key) is None]
             if stale:
                 from core.jobproc import run_in_child
 
@@ -269,20 +277,27 @@ class Workspace:
                                        nice=10, label="secret scan")
                 with self._secret_lock:
                     self._secret_cache.update(scanned)
+                # The child's key was taken just before its read: a file changed since our stat was
+                # scanned as it is now, not scanned again here.
+                keys.update({rel: scanned[rel][0] for rel in stale if rel in scanned})
         out: list[SecretFinding] = []
-        for rel in scope:
-            out.extend(self._secret_findings(rel))
+        for rel, key in keys.items():
+            out.extend(self._secret_findings(rel, key))
         return out
 
-    def _cached_findings(self, rel: str) -> list[SecretFinding] | None:
-        """The findings of `rel` if it was scanned as it is now; None when it must be (re)scanned."""
+    def _file_key(self, rel: str) -> tuple[int, int] | None:
+        """(size, mtime_ns) of a file as it is now, the key its scan is cached under; None when it is gone."""
         try:
             stat = self.resolve(rel).stat()
         except (FileNotFoundError, CoreError):
-            return []
+            return None
+        return stat.st_size, stat.st_mtime_ns
+
+    def _cached_findings(self, rel: str, key: tuple[int, int]) -> list[SecretFinding] | None:
+        """The findings of `rel` if it was scanned as it is now (`key`); None when it must be (re)scanned."""
         with self._secret_lock:
             cached = self._secret_cache.get(rel)
-        return list(cached[1]) if cached and cached[0] == (stat.st_size, stat.st_mtime_ns) else None
+        return list(cached[1]) if cached and cached[0] == key else None
 
     def redact_secrets(self, paths: list[str] | None = None) -> Changes:
         """Rewrite the files that hold a secret with each value as `[redacted <kind>]` (CAS + history).
@@ -306,13 +321,17 @@ class Workspace:
                 out.extend(self.relative(p) for p in secret_files(self.paths) if path in p.parents)
         return list(dict.fromkeys(out))
 
-    def _secret_findings(self, rel: str) -> list[SecretFinding]:
-        cached = self._cached_findings(rel)
+    def _secret_findings(self, rel: str, key: tuple[int, int] | None) -> list[SecretFinding]:
+        if key is None:           # gone since it was listed
+            return []
+        cached = self._cached_findings(rel, key)
         if cached is not None:
             return cached
-        stat = self.resolve(rel).stat()
-        key = (stat.st_size, stat.st_mtime_ns)
-        findings = findings_in(rel, self.read(rel).text)
+        try:
+            text = self.read(rel).text
+        except FileNotFoundError:
+            return []
+        findings = findings_in(rel, text)
         with self._secret_lock:
             self._secret_cache[rel] = (key, findings)
         return list(findings)

@@ -60,7 +60,7 @@ class WorkspaceController(QObject):
             from core.dream import run_dream_in_child as dreamer
         self.dreamer = dreamer
         self.runner = runner or TaskRunner(parent=self)
-        self.ops = Operations(self.submit, self._publish, self.errorOccurred.emit)
+        self.ops = Operations(self.submit, self._publish, self.errorOccurred.emit, wrote=self._person_wrote)
         self.recovery = ws.recovery
         self.monitor = IdleMonitor(ws.paths, ws.settings.dream.idle_minutes, clock=clock)
         self.model = SharedModel(ws, llm_factory, on_state=self.modelState.emit)
@@ -137,9 +137,12 @@ class WorkspaceController(QObject):
             return None
         return self.runner.submit(fn, **callbacks)
 
-    def run_op(self, fn, *, name: str, on_success=None, on_failed=None, on_progress=None) -> TaskHandle | None:
-        """Run a core call that changes the workspace; its Changes reach the views before `on_success`."""
-        return self.ops.run(fn, name=name, on_success=on_success, on_failed=on_failed, on_progress=on_progress)
+    def run_op(self, fn, *, name: str, on_success=None, on_failed=None, on_progress=None,
+               by_person: bool = True) -> TaskHandle | None:
+        """Run a core call that changes the workspace; its Changes reach the views before `on_success`.
+        `by_person`: the person asked for this change (a save, an accept), so it is not agent activity."""
+        return self.ops.run(fn, name=name, on_success=on_success, on_failed=on_failed, on_progress=on_progress,
+                            by_person=by_person)
 
     def run_op_here(self, fn):
         """The same on the main thread, for closing (operations.Operations.run_here)."""
@@ -147,9 +150,14 @@ class WorkspaceController(QObject):
 
     def _publish(self, changes: Changes) -> None:   # the operations' one way out to the views
         if not changes.empty and not self._closed:
-            for path in changes.paths:
-                self.monitor.ignore_own_write(path)      # the person's own saves are not agent activity
             self.changed.emit(changes)
+
+    def _person_wrote(self, changes: Changes) -> None:
+        """On the operation's thread: the person's own writes are not agent activity, for this app's
+        scheduler nor for any other process (`reverie serve`, `reverie status`): core records them."""
+        from core.dream import record_person_writes
+
+        record_person_writes(self.ws.paths, changes.paths)
 
     def _outside_change(self, paths: list[str]) -> None:
         self.reindex(paths)
@@ -183,7 +191,8 @@ class WorkspaceController(QObject):
             return Outcome(Changes(kinds=("index",)), summary)   # search results may differ now
 
         self.indexState.emit("index: updating…")
-        self.index_task = self.run_op(job, name="index", on_success=self._index_done, on_failed=self._index_failed)
+        self.index_task = self.run_op(job, name="index", on_success=self._index_done, on_failed=self._index_failed,
+                                      by_person=False)
         return self.index_task
 
     def _index_done(self, _outcome) -> None:
@@ -235,7 +244,7 @@ class WorkspaceController(QObject):
             return Outcome(dream_changes(ws, result), result)
 
         self.dream_task = self.run_op(job, name="dream", on_progress=self.dreamEvent.emit,
-                                      on_success=self._dream_done, on_failed=self._dream_failed)
+                                      on_success=self._dream_done, on_failed=self._dream_failed, by_person=False)
         self.dreamStarted.emit(reason)
         return self.dream_task
 
@@ -255,7 +264,7 @@ class WorkspaceController(QObject):
             return Outcome(dream_changes(ws, report), report)
 
         self.dream_task = self.run_op(job, name="maintenance", on_progress=self.dreamEvent.emit,
-                                      on_success=self._dream_done, on_failed=self._dream_failed)
+                                      on_success=self._dream_done, on_failed=self._dream_failed, by_person=False)
         self.dreamStarted.emit(MAINTENANCE)
         return self.dream_task
 

@@ -1,6 +1,6 @@
 """The main window: sidebar, tabs of views, the chat panel, menus and shortcuts, the status bar.
 
-It opens a workspace (recent list, folder picker, command-line argument) into a
+It opens a workspace (recent list, desktop/welcome.py; folder picker; command-line argument) into a
 WorkspaceController and routes everything: a sidebar click or a link opens the right
 view at its line; every `Changes` the app made and every outside file change goes
 to the views that show those paths (each decides itself: reload, merge, or offer a
@@ -17,21 +17,20 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QListWidget, QMainWindow,
-                               QMessageBox, QPlainTextEdit, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QMainWindow, QMessageBox, QPlainTextEdit,
+                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from core.errors import CoreError
 from core.types import kind_of
+from desktop.menus import build_menus
 from desktop.sidebar import Sidebar, scan
 from desktop.status_bar import MAINTENANCE, StatusBar
 from desktop.tasks import QUIT_WAIT_S, stop_all
 from desktop.views.factory import affects, view_kind
+from desktop.welcome import WelcomePage
 
 START_AFTER_MS = 1500      # the background machinery starts by then even if the first view never loads
 START_AFTER_LOAD_MS = 250  # ... and this long after it loaded: its first paint and the sidebar's come first
-
-MAX_RECENT = 8
 
 
 class MainWindow(QMainWindow):
@@ -51,7 +50,8 @@ class MainWindow(QMainWindow):
         self.tabs.setTabsClosable(True)
         self.tabs.setDocumentMode(True)
         self.tabs.tabCloseRequested.connect(self.close_tab)
-        self.welcome = self._welcome_page()
+        self.welcome = WelcomePage()
+        self.welcome.openRequested.connect(self.choose_workspace)
         self.tabs.hide()
         center = QWidget()
         center_layout = QVBoxLayout(center)
@@ -76,27 +76,10 @@ class MainWindow(QMainWindow):
         self._sidebar_timer.setSingleShot(True)
         self._sidebar_timer.setInterval(300)
         self._sidebar_timer.timeout.connect(self.refresh_sidebar)
-        self._build_menus()
+        self.navigator = build_menus(self)     # and Back/Forward, theme, Help, tabs kept per workspace
         self._restore_state()
 
     # ----- building -------------------------------------------------------------------------------
-    def _welcome_page(self) -> QWidget:
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        title = QLabel("<h2>Reverie</h2><p>Open an agent's memory workspace: MEMORY.md, daily logs, sessions, "
-                       "checkpoints and hand-offs.</p>")
-        title.setWordWrap(True)
-        open_button = QPushButton("Open workspace…")
-        open_button.clicked.connect(self.choose_workspace)
-        self.recent_list = QListWidget()
-        self.recent_list.itemActivated.connect(lambda item: self.open_workspace(item.text()))
-        self.recent_list.itemDoubleClicked.connect(lambda item: self.open_workspace(item.text()))
-        layout.addWidget(title)
-        layout.addWidget(open_button)
-        layout.addWidget(QLabel("Recent workspaces"))
-        layout.addWidget(self.recent_list, 1)
-        return page
-
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
@@ -106,40 +89,6 @@ class MainWindow(QMainWindow):
         action.triggered.connect(slot)
         menu.addAction(action)
         return action
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        self.open_action = self._action(file_menu, "&Open workspace…", self.choose_workspace, QKeySequence.StandardKey.Open)
-        self.recent_menu = file_menu.addMenu("Open &recent")
-        self.save_action = self._action(file_menu, "&Save", self.save_current, QKeySequence.StandardKey.Save)
-        self._action(file_menu, "Close tab", lambda: self.close_tab(self.tabs.currentIndex()),
-                     QKeySequence.StandardKey.Close)
-        file_menu.addSeparator()
-        self.settings_action = self._action(file_menu, "Se&ttings…", self.show_settings,
-                                            QKeySequence.StandardKey.Preferences)
-        file_menu.addSeparator()
-        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-        edit_menu = bar.addMenu("&Edit")
-        self.undo_action = self._action(edit_menu, "&Undo", self.undo, QKeySequence.StandardKey.Undo,
-                                        "Undo typing, or the last saved change of this file")
-        self._action(edit_menu, "Undo last saved change", self.undo_saved_change)
-        self._action(edit_menu, "History of this file…", self.show_history)
-        self.find_action = self._action(edit_menu, "&Find…", self.show_search, QKeySequence.StandardKey.Find)
-        view_menu = bar.addMenu("&View")
-        self._action(view_menu, "MEMORY.md", lambda: self.open_location("MEMORY.md"), "Ctrl+1")
-        self._action(view_menu, "Dreams", lambda: self.open_view("dreams", ""), "Ctrl+2")
-        self._action(view_menu, "Search", self.show_search, "Ctrl+3")
-        self._action(view_menu, "Flush record", lambda: self.open_location(".reverie/flushes.jsonl"))
-        self._action(view_menu, "Chat panel", self.toggle_chat, "Ctrl+Shift+C")
-        dream_menu = bar.addMenu("&Dream")
-        self._action(dream_menu, "Dream &now", self.dream_now, "Ctrl+Shift+D")
-        self._action(dream_menu, "&Cancel dream", lambda: self.controller and self.controller.cancel_dream())
-        self._action(dream_menu, "Run maintenance now", lambda: self.controller and self.controller.start_maintenance())
-        self._update_recent()
-        from desktop.navigation import install
-
-        self.navigator = install(self)     # Back/Forward, theme, Help, tabs kept per workspace
 
     # ----- state between runs -----------------------------------------------------------------------
     def _restore_state(self) -> None:
@@ -172,24 +121,7 @@ class MainWindow(QMainWindow):
         self.qsettings.sync()
 
     def recent(self) -> list[str]:
-        value = self.qsettings.value("recent", [])
-        if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
-
-    def _remember(self, path: str) -> None:
-        paths = [path] + [p for p in self.recent() if p != path]
-        self.qsettings.setValue("recent", paths[:MAX_RECENT])
-        self._update_recent()
-
-    def _update_recent(self) -> None:
-        self.recent_menu.clear()
-        self.recent_list.clear()
-        for path in self.recent():
-            action = self.recent_menu.addAction(path)
-            action.triggered.connect(lambda _checked=False, p=path: self.open_workspace(p))
-            self.recent_list.addItem(path)
-        self.recent_menu.setEnabled(bool(self.recent()))
+        return self.recents.paths()
 
     # ----- opening and closing a workspace ------------------------------------------------------------
     def choose_workspace(self) -> None:
@@ -230,7 +162,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"Reverie — {ws.root.name}")
         self.welcome.hide()
         self.tabs.show()
-        self._remember(str(ws.root))
+        self.recents.remember(str(ws.root))
         memory = self.open_location("MEMORY.md")      # what the person came for, first
         self._start_when_shown(controller, memory)    # then the sidebar and the background machinery
         self.navigator.restore_tabs(str(ws.root))     # and the tabs it had open last time
@@ -411,9 +343,13 @@ class MainWindow(QMainWindow):
         SettingsDialog(self.controller, self).open()
 
     # ----- editing commands --------------------------------------------------------------------------------
-    def save_current(self) -> None:
+    def _edit_target(self) -> QWidget | None:
+        """The editor the editing commands act on: the current view, or the JSON editor inside it."""
         view = self.current_view()
-        target = getattr(view, "json_editor", None) or view
+        return getattr(view, "json_editor", None) or view
+
+    def save_current(self) -> None:
+        target = self._edit_target()
         if target is not None and hasattr(target, "save"):
             target.save()
 
@@ -426,14 +362,12 @@ class MainWindow(QMainWindow):
         self.undo_saved_change()
 
     def undo_saved_change(self) -> None:
-        view = self.current_view()
-        target = getattr(view, "json_editor", None) or view
+        target = self._edit_target()
         if target is not None and hasattr(target, "undo_last_change"):
             target.undo_last_change()
 
     def show_history(self) -> None:
-        view = self.current_view()
-        target = getattr(view, "json_editor", None) or view
+        target = self._edit_target()
         if target is not None and hasattr(target, "show_history"):
             target.show_history()
 

@@ -12,6 +12,11 @@ goes to `on_failed`, or to the controller's error report when the caller gave no
 
 A call that returns anything else is a bug in the operation: it fails on the worker
 thread, before anything is published, and is reported like any other failure.
+
+`wrote(changes)` runs on the worker thread right after the call, before anything is
+published: the controller records there that the person made these writes (so no
+idle check counts them as agent activity), except for the operations Reverie runs on
+its own (a dream, a maintenance tick), which pass `by_person=False`.
 """
 from __future__ import annotations
 
@@ -42,18 +47,21 @@ class Operations:
     """Runs operations for one workspace: `submit` puts a job on the pool, `publish` fans Changes out."""
 
     def __init__(self, submit: Callable[..., Any], publish: Callable[[Changes], None],
-                 report: Callable[[str], None]):
+                 report: Callable[[str], None], wrote: Callable[[Changes], None] = lambda changes: None):
         self._submit = submit
         self._publish = publish
         self._report = report
+        self._wrote = wrote
 
     def run(self, fn: Callable[[Any], Any], *, name: str, on_success: Callable[[Any], Any] | None = None,
             on_failed: Callable[[BaseException], Any] | None = None,
-            on_progress: Callable[[Any], Any] | None = None):
+            on_progress: Callable[[Any], Any] | None = None, by_person: bool = True):
         """Run `fn(ctx)` in the background; the TaskHandle, or None when the workspace is closing."""
         def job(ctx):
             result = fn(ctx)
-            changes_of(result)          # the wrong kind of result fails here, before anything is published
+            changes = changes_of(result)    # the wrong kind of result fails here, before anything is published
+            if by_person and not changes.empty:
+                self._wrote(changes)
             return result
 
         def finished(result) -> None:
@@ -74,5 +82,8 @@ class Operations:
         Only for closing, where the window must know before it goes whether the work was done
         (saving an editor's unsaved edits when the person chose "Save")."""
         result = fn()
-        self._publish(changes_of(result))
+        changes = changes_of(result)
+        if not changes.empty:
+            self._wrote(changes)
+        self._publish(changes)
         return result

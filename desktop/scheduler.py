@@ -40,6 +40,8 @@ class ScheduleStatus:
     idle_needed_s: float = 600.0    # how long the agent must be idle before a scheduled dream starts
     agents: tuple = ()              # (name, seconds since its last activity), newest first
     elsewhere: bool = False         # another scheduler (`reverie serve`) holds the workspace's lock
+    sessions_to_go: int = 0         # sessions still to end before the sessions gate opens (0: open or off)
+    retry_in_s: float = 0.0         # after a failed job nothing starts for this long
 
 
 class _Worker(QObject):
@@ -103,6 +105,11 @@ class _Worker(QObject):
                                             error=f"scheduler: {exc}"))
 
     def _tick(self) -> None:
+        # Whether a job runs is read before the state the tick decides on. A job writes its state (the
+        # maintenance time, a dream's watermark) before it clears `busy`; read in the other order, a
+        # job that ended while this tick walked the workspace for the idle check left `busy` clear
+        # and the tick still held the state from before it: the same job started a second time.
+        busy = self.busy.is_set()
         now_ts = self.clock()
         now = dt.datetime.fromtimestamp(now_ts, dt.timezone.utc)
         settings = self.settings().dream
@@ -112,7 +119,6 @@ class _Worker(QObject):
         tick_due, next_tick = maintenance_due(state, now, settings)
         idle_for = self.monitor.idle_for(now_ts)
         idle = idle_for >= self.monitor.idle_seconds_needed
-        busy = self.busy.is_set()
         mine = self._hold_lock()
         if mine and not busy and now_ts >= self.backoff_until:
             if tick_due:
@@ -126,7 +132,8 @@ class _Worker(QObject):
         agents = tuple((entry.agent, max(0.0, now_ts - entry.timestamp)) for entry in agent_activity(self.paths))
         self.status.emit(ScheduleStatus(idle_for, idle, due.due, due.reason, due.next_at,
                                         next_tick, busy, idle_needed_s=self.monitor.idle_seconds_needed,
-                                        agents=agents, elsewhere=not mine))
+                                        agents=agents, elsewhere=not mine, sessions_to_go=due.sessions_to_go,
+                                        retry_in_s=max(0.0, self.backoff_until - now_ts)))
 
 
 class Scheduler(QObject):

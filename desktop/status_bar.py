@@ -11,46 +11,61 @@ from core.service.status import ago
 MAINTENANCE = "maintenance tick"     # the reason a maintenance job gives: it dreams only if a dream is due
 
 
+def idle_time(seconds: float) -> str:
+    """How long an agent has been idle, in words: "active now", "idle 12 min", "idle 3.5 h"."""
+    if seconds < 60:
+        return "active now"
+    minutes = seconds / 60
+    if minutes < 120:
+        return f"idle {minutes:.0f} min"
+    return f"idle {minutes / 60:.1f} h"
+
+
 def describe_idle(seconds: float) -> str:
     if math.isinf(seconds):
         return "agent: no activity seen"
-    if seconds < 60:
-        return "agent: active now"
-    minutes = seconds / 60
-    if minutes < 120:
-        return f"agent idle {minutes:.0f} min"
-    return f"agent idle {minutes / 60:.1f} h"
+    when = idle_time(seconds)
+    return f"agent: {when}" if seconds < 60 else f"agent {when}"
 
 
 def describe_agents(agents) -> str:
-    """The agent seen last and when ("claude-code: 3 min ago"), then how many others there are."""
+    """The agent seen last and when ("claude-code: idle 3 min"), then how many others there are."""
     if not agents:
         return ""
     name, seconds = agents[0]
-    when = "active now" if seconds < 60 else describe_idle(seconds).replace("agent idle ", "idle ")
     more = f" (+{len(agents) - 1} more)" if len(agents) > 1 else ""
-    return f"{name}: {when}{more}"
+    return f"{name}: {idle_time(seconds)}{more}"
+
+
+def _minutes_to_go(seconds: float) -> str:
+    return f"{math.ceil(max(0.0, seconds) / 60):.0f} min to go"
 
 
 def describe_next_dream(status, now: dt.datetime, dreaming: bool = False) -> str:
-    """What holds the next dream, in words that are true now: "dreaming…" only while a dream runs."""
+    """The gate that holds the next dream, in words that are true now: "dreaming…" only while a dream
+    runs; a due dream waits for idle time (or, after a failed run, for its retry); one not due waits
+    for the sessions gate or the time gate, whichever opens first."""
     if dreaming:
         return "dreaming…"
-    if getattr(status, "elsewhere", False):
+    if status.elsewhere:
         return "dreams: scheduled by reverie serve"
     if status.busy:
         return "maintenance running…"
     if status.dream_due:
+        if status.retry_in_s > 0:
+            return f"next dream: retried after a failed run ({_minutes_to_go(status.retry_in_s)})"
         if status.idle:
             return "dream due now"
         needed = status.idle_needed_s / 60
-        left = max(0.0, status.idle_needed_s - status.idle_for_s) / 60
-        return f"next dream: after {needed:.0f} min idle ({math.ceil(left):.0f} min to go)"
+        return f"next dream: after {needed:.0f} min idle ({_minutes_to_go(status.idle_needed_s - status.idle_for_s)})"
     if status.next_dream_at is None:
         return "next dream: when idle"
     left = (status.next_dream_at - now).total_seconds()
-    when = status.next_dream_at.astimezone().strftime("%a %H:%M")
-    return f"next dream: {when} (in {left / 3600:.1f} h) or sooner after sessions"
+    when = f"{status.next_dream_at.astimezone():%a %H:%M} (in {left / 3600:.1f} h)"
+    sessions = status.sessions_to_go
+    if sessions:
+        return f"next dream: waits for {sessions} more session{'s' if sessions != 1 else ''} or until {when}"
+    return f"next dream: {when}"
 
 
 class StatusBar(QStatusBar):
@@ -69,7 +84,7 @@ class StatusBar(QStatusBar):
             self.next_dream.setText(status.error[:80])
             return
         self.idle.setText(describe_idle(status.idle_for_s))
-        agents = getattr(status, "agents", ())
+        agents = status.agents
         self.idle.setToolTip("\n".join(f"{name}: last seen {ago(seconds)}" for name, seconds in agents)
                              or "no agent has been seen yet")
         if agents:

@@ -155,9 +155,11 @@ def _selection(args) -> dict:
 
 def cmd_proposals_apply(args) -> int:
     from core.dream.apply import apply_proposal
+    from core.dream.idle import record_person_writes
 
     ws = _open(args.path)
     result = apply_proposal(ws, args.id, reviewed=True, **_selection(args))
+    record_person_writes(ws.paths, result.changes.paths)     # the person's accept: not agent activity
     how = {"append": " (rebased over an append)", "replay": " (rebased onto the current MEMORY.md)"}
     if result.wrote:
         print(f"applied {len(result.applied)} change(s) of {args.id} to MEMORY.md{how.get(result.rebased, '')}; "

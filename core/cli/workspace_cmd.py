@@ -38,6 +38,14 @@ def _open(path: str):
     return Workspace.open(path)
 
 
+def _by_person(ws, changes):
+    """What a person's command wrote is not agent activity: no idle check counts it (core/dream/idle.py)."""
+    from core.dream.idle import record_person_writes
+
+    record_person_writes(ws.paths, changes.paths)
+    return changes
+
+
 def cmd_init(args) -> int:
     from core.workspace import Workspace
 
@@ -65,6 +73,7 @@ def cmd_log(args) -> int:
         from core.errors import CoreError
 
         raise CoreError("nothing to log: the text is empty")
+    _by_person(ws, changes)
     first, last = changes.info["lines"]
     redacted = changes.info.get("redacted", 0)
     note = f" ({redacted} secret{'s' if redacted != 1 else ''} redacted)" if redacted else ""
@@ -86,7 +95,7 @@ def cmd_history(args) -> int:
 
 def cmd_undo(args) -> int:
     ws = _open(args.path)
-    changes = ws.undo(args.file)
+    changes = _by_person(ws, ws.undo(args.file))
     print(f"restored the previous version of {changes.paths[0]} (sha256 {changes.info['hash'][:12]})")
     return 0
 
@@ -95,7 +104,7 @@ def cmd_restore(args) -> int:
     ws = _open(args.path)
     current = ws.read(args.file)
     entry = ws.history.get(args.version, ws.relative(ws.resolve(args.file)))
-    changes = ws.restore(args.file, entry.id, current.hash)
+    changes = _by_person(ws, ws.restore(args.file, entry.id, current.hash))
     print(f"restored {changes.paths[0]} as it was before {entry.id} ({entry.reason}, {entry.time}); "
           f"`reverie undo` takes it back")
     return 0

@@ -12,6 +12,7 @@ The public API (what the CLI and the desktop app call, from any thread):
     dream_due(state, now, settings), plan_maintenance(...)       pure "what is due"
     maintain(ws, ...)                                            one maintenance tick
     IdleMonitor(paths, idle_minutes, clock)                      idle detection
+    record_person_writes(paths, rel_paths)                       the person's own writes: not agent activity
 
 Names load on first use, so `import core.dream.state` (the harness) stays cheap.
 """
@@ -28,7 +29,7 @@ _EXPORTS = {
     "why": "provenance", "format_provenance": "provenance", "Provenance": "provenance",
     "dream_due": "gates", "next_dream_at": "gates", "plan_maintenance": "gates", "maintenance_due": "gates",
     "maintain": "maintenance", "MaintenanceReport": "maintenance",
-    "IdleMonitor": "idle", "record_agent_turn": "idle", "SourceResolver": "sources",
+    "IdleMonitor": "idle", "record_agent_turn": "idle", "record_person_writes": "idle", "SourceResolver": "sources",
     "run_dream_in_child": "isolated", "OPEN": "proposals", "PENDING": "proposals", "HELD": "proposals",
     "APPLIED": "proposals", "REJECTED": "proposals",
     "load_state": "state", "note_new_material": "state", "record_session_ended": "state",

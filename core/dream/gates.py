@@ -32,6 +32,7 @@ class DreamDue:
     due: bool
     reason: str                       # why it is due, or why not ("" never)
     next_at: dt.datetime | None       # when the time gate opens (None: due now, or never dreamed)
+    sessions_to_go: int = 0           # sessions still to end before the sessions gate opens (0: open or off)
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,9 @@ def dream_due(state: ConsolidationState, now: dt.datetime, settings: DreamSettin
         return DreamDue(True, "a memory flush asked for an early dream", next_at)
     left = (next_at - now).total_seconds() / 3600 if next_at else 0.0
     which = "next" if last else "first"
-    return DreamDue(False, f"{which} dream in {left:.1f} h or after "
-                           f"{max(0, settings.gate_sessions - state.sessions_since)} more session(s)", next_at)
+    to_go = max(0, settings.gate_sessions - state.sessions_since) if settings.gate_sessions else 0
+    sessions = f" or after {to_go} more session(s)" if to_go else ""
+    return DreamDue(False, f"{which} dream in {left:.1f} h{sessions}", next_at, to_go)
 
 
 def next_dream_at(state: ConsolidationState, now: dt.datetime, settings: DreamSettings) -> dt.datetime:

@@ -6,7 +6,10 @@ harness, importers) records into the shared activity log (core/store/activity.py
 `record_agent_turn`); an outside agent is also seen through the files it writes
 (daily logs, session logs, progress.md, MEMORY.md). Reverie's own private state
 (`.reverie/`, the consolidation state, memory/superseded.md) does not count, and neither do the writes a
-dream itself made (`ignore_own_write`).
+dream itself made (`ignore_own_write`) nor the person's own writes: `reverie log` and every change made
+in the app call `record_person_writes`, which keeps each file's mtime after the person's write in the
+shared activity log, so every process (the app, `reverie serve`, `reverie status`) tells that write from
+a later one by an agent, which leaves another mtime.
 
 A running dream passes `monitor.stop_check(started)` as its `should_stop`: at the
 next stage boundary after any activity, it stops and writes nothing.
@@ -14,6 +17,7 @@ next stage boundary after any activity, it stops and writes nothing.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from typing import Callable
@@ -33,6 +37,25 @@ def record_agent_turn(paths: WorkspacePaths, when: float | None = None, *, agent
                       kind: str = "turn", detail: str = "") -> None:
     """Tell every Reverie process that an agent just did something (the shared activity log)."""
     activity_log.record_activity(paths, agent, kind, detail, when)
+
+
+def record_person_writes(paths: WorkspacePaths, rel_paths) -> dict[str, float]:
+    """The person just wrote these workspace files (`reverie log`, a save or an accept in the app):
+    not agent activity for any idle check, until the next write of the same file. Returns what was
+    recorded ({path: mtime}); folders, missing files and Reverie's private files are left out."""
+    written = {}
+    for rel in dict.fromkeys(rel_paths):
+        if not rel or rel.endswith("/") or rel in IGNORED_FILES or rel.split("/", 1)[0] in IGNORED_DIRS:
+            continue
+        try:
+            status = os.stat(paths.root / rel)
+        except OSError:
+            continue
+        if stat.S_ISREG(status.st_mode):
+            written[rel] = status.st_mtime
+    if written:
+        activity_log.record_person_writes(paths, written)
+    return written
 
 
 def newest_write(paths: WorkspacePaths, ignore: dict[str, float] | None = None) -> tuple[float, str]:
@@ -82,6 +105,15 @@ class IdleMonitor:
         with self._lock:
             self._own[rel_path] = mtime
 
+    def _not_activity(self) -> dict[str, float]:
+        """{path: mtime} of the writes that are not agent activity: this process's own (a dream's) and
+        the person's (recorded by any process); when both name a file, its newer write is the one left."""
+        with self._lock:
+            own = dict(self._own)
+        for rel, mtime in activity_log.person_writes(self.paths).items():
+            own[rel] = max(mtime, own.get(rel, 0.0))
+        return own
+
     def _recorded(self) -> tuple[float, str]:
         """The newest entry of the activity log (or of the single-time file older versions wrote)."""
         moment = parse_time(read_activity(self.paths))
@@ -94,17 +126,15 @@ class IdleMonitor:
     def last_activity(self) -> tuple[float, str]:
         """(time, what) of the last activity: an agent's recorded call or turn, or a file write."""
         with self._lock:
-            turn, own = self._turn, dict(self._own)
-        written, where = newest_write(self.paths, own)
+            turn = self._turn
+        written, where = newest_write(self.paths, self._not_activity())
         candidates = [(turn, "agent turn"), self._recorded(), (written, f"{where} written")]
         return max(candidates, key=lambda c: c[0])
 
     def record_outside_write(self) -> str:
         """Log the newest file write no agent recorded itself (an outside agent writing sessions/ or
         memory/) under the agent name "files"; returns its path, "" when there was none to log."""
-        with self._lock:
-            own = dict(self._own)
-        written, where = newest_write(self.paths, own)
+        written, where = newest_write(self.paths, self._not_activity())
         if not written:
             return ""
         seen = activity_log.latest(self.paths)

@@ -7,13 +7,16 @@ added bullet dropped, an updated one set back, a dropped one added again), throu
 the same compare-and-swap write as the accept: the person's later edits stay. A
 bullet edited since the accept is not overwritten: the undo is refused and names it
 (History can restore any version). The changes go back to open in their proposal,
-so they can be accepted again; the accept's record keeps when it was undone.
+so they can be accepted again; the accept's record keeps when it was undone. The old
+values its updates had moved to memory/superseded.md are taken back out of it: they
+are in MEMORY.md again.
 """
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field, replace
 
+from core.dream.apply import superseded_facts
 from core.dream.operations import Change, apply_changes
 from core.dream.proposals import HELD, PENDING, Proposal, list_proposals, load_proposal, save_proposal
 from core.errors import ConflictError, NotFoundError, ProposalError
@@ -82,6 +85,7 @@ def undo_last_accept(ws, *, now: dt.datetime | None = None) -> Undone:
                 continue          # someone wrote between our read and our write: read again
         else:
             raise ProposalError("MEMORY.md kept changing while the accept was undone; try again")
+        undone.changes = undone.changes | ws.forget_superseded(superseded_facts(proposal, written))
         for cid in ids:
             proposal.decisions.pop(cid, None)
         record["undone"] = (now or dt.datetime.now(dt.timezone.utc)).isoformat(timespec="seconds")

@@ -8,7 +8,8 @@ An update takes the old value out of MEMORY.md; this file keeps it where search 
 indexed like every `memory/*.md`) and `reverie why <id>` find it. It is not a daily log
 (its name is not a date), so no dream reads it as new material. Only accepted changes
 are written, by the apply path; each record is written once, however often an apply is
-re-run, so a crashed apply can simply be repeated.
+re-run, so a crashed apply can simply be repeated. Undoing the accept takes its records
+back out (`forget_superseded`): the old value is in MEMORY.md again, not superseded.
 """
 from __future__ import annotations
 
@@ -85,6 +86,10 @@ def read_superseded(paths: WorkspacePaths, bullet_id: str | None = None) -> list
     return found
 
 
+def _key(fact: SupersededFact) -> tuple[str, str]:
+    return fact.bullet_id, " ".join(fact.text.split())
+
+
 def record_superseded(paths: WorkspacePaths, facts: list[SupersededFact]) -> int:
     """Append the records not yet in the file (same bullet and same old text: already there).
     Returns how many were written; 0 writes nothing."""
@@ -94,10 +99,10 @@ def record_superseded(paths: WorkspacePaths, facts: list[SupersededFact]) -> int
             text = read_bytes(paths.root, path).decode("utf-8")
         except FileNotFoundError:
             text = ""
-        have = {(f.bullet_id, " ".join(f.text.split())) for f in read_superseded(paths)}
+        have = {_key(f) for f in read_superseded(paths)}
         lines = []
         for fact in facts:
-            key = (fact.bullet_id, " ".join(fact.text.split()))
+            key = _key(fact)
             if not fact.bullet_id or not fact.text.strip() or key in have:
                 continue
             have.add(key)
@@ -110,3 +115,22 @@ def record_superseded(paths: WorkspacePaths, facts: list[SupersededFact]) -> int
             text += "\n"
         atomic_write(path, text + "\n".join(lines) + "\n", root=paths.root)
         return len(lines)
+
+
+def forget_superseded(paths: WorkspacePaths, facts: list[SupersededFact]) -> int:
+    """Take these records (same bullet and same old text) out of the file, every other line kept as it
+    is. Returns how many lines went; 0 writes nothing."""
+    path = superseded_path(paths)
+    gone = {_key(fact) for fact in facts}
+    with locked(paths.locks_dir / "superseded.lock"):
+        try:
+            text = read_bytes(paths.root, path).decode("utf-8")
+        except FileNotFoundError:
+            return 0
+        lines = text.split("\n")
+        kept = [raw for number, raw in enumerate(lines, start=1)
+                if (fact := _parse_line(raw, number)) is None or _key(fact) not in gone]
+        if len(kept) == len(lines):
+            return 0
+        atomic_write(path, "\n".join(kept), root=paths.root)
+        return len(lines) - len(kept)

@@ -151,7 +151,8 @@ class ChatPanel(QWidget):
             self._append("harness", f"session ended: {result.summary[:300]}", small=True)
             self.controller.note_session_ended()
             self.sessionEnded.emit(result)
-        self.turn = self.controller.run_op(job, name="end session", on_success=done, on_failed=self._failed)
+        self.turn = self.controller.run_op(job, name="end session", on_success=done, on_failed=self._failed,
+                                           by_person=False)      # the in-app agent's writes: agent activity
         return self.turn
 
     # ----- closing ---------------------------------------------------------------------------------

@@ -1,12 +1,15 @@
-"""The status says what is true: "dreaming" only while a dream runs, how long the idle wait has to
-go, and the person's own saves are not agent activity."""
+"""The status says what is true: "dreaming" only while a dream runs, the gate that holds the next
+dream (idle time, the sessions gate, the time gate, a retry), and the person's own saves are not agent
+activity."""
 from __future__ import annotations
 
 import datetime as dt
 import os
 import time
 
-from core.dream.state import record_dream_finished
+from core.dream import IdleMonitor
+from core.dream.state import record_dream_finished, record_maintenance, record_session_ended
+from core.store.activity import record_activity
 from desktop.operations import Outcome
 from desktop.scheduler import ScheduleStatus
 from desktop.status_bar import describe_idle, describe_next_dream
@@ -28,6 +31,81 @@ def test_the_idle_wait_says_how_long_is_left_and_busy_is_not_dreaming():
     assert describe_next_dream(status(dream_due=True, idle=True, idle_for_s=700.0), now) == "dream due now"
     assert describe_next_dream(status(busy=True), now) == "maintenance running…"
     assert describe_next_dream(status(busy=True), now, dreaming=True) == "dreaming…"
+    assert describe_next_dream(status(dream_due=True, idle=True, idle_for_s=700.0, retry_in_s=530.0), now) == \
+        "next dream: retried after a failed run (9 min to go)"
+
+
+def test_a_dream_not_due_names_the_sessions_gate_and_the_time_gate():
+    now = dt.datetime(2026, 11, 10, 3, 0, tzinfo=dt.timezone.utc)
+    later = now + dt.timedelta(hours=5, minutes=12)
+    when = f"{later.astimezone():%a %H:%M} (in 5.2 h)"
+    assert describe_next_dream(status(next_dream_at=later, sessions_to_go=2), now) == \
+        f"next dream: waits for 2 more sessions or until {when}"
+    assert describe_next_dream(status(next_dream_at=later, sessions_to_go=1), now) == \
+        f"next dream: waits for 1 more session or until {when}"
+    assert describe_next_dream(status(next_dream_at=later), now) == f"next dream: {when}"   # sessions gate off
+
+
+def quiet_files(ws, seconds: float = 3600) -> None:
+    """Every workspace file `seconds` old: no write counts as recent activity."""
+    then = time.time() - seconds
+    for path in ws.root.rglob("*"):
+        if path.is_file():
+            os.utime(path, (then, then))
+
+
+def scheduled_window(qtbot, window, ws):
+    """A main window on `ws` whose scheduler ticks every 40 ms (no watcher, no index, no model)."""
+    win = window({"schedule": True, "watch": False, "index": False, "tick_ms": 40, "llm_factory": no_model})
+    assert win.open_workspace(ws.root)
+    qtbot.waitUntil(lambda: win.controller.scheduler is not None and win.controller.scheduler.running,
+                    timeout=10_000)
+    return win
+
+
+def test_the_window_names_the_gate_that_holds_the_next_dream(qtbot, window, workspace):
+    ws = workspace
+    moment = dt.datetime.now(dt.timezone.utc)
+    record_maintenance(ws.paths, now=moment)                    # no maintenance tick due
+    record_dream_finished(ws.paths, 0.0, now=moment - dt.timedelta(hours=1))
+    for _ in range(3):                                          # 3 of the 5 sessions the gate needs
+        record_session_ended(ws.paths)
+    record_activity(ws.paths, "claude-code", "search", "memory_search")     # the agent is at work
+    win = scheduled_window(qtbot, window, ws)
+    label = win.status.next_dream
+    qtbot.waitUntil(lambda: label.text().startswith("next dream: waits for 2 more sessions or until "),
+                    timeout=10_000)
+    assert label.text().endswith("(in 23.0 h)")
+    for _ in range(2):                                          # the sessions gate opens: now idle time holds it
+        record_session_ended(ws.paths)
+    qtbot.waitUntil(lambda: label.text() == "next dream: after 10 min idle (10 min to go)", timeout=10_000)
+    assert win.status.idle.text() == "agent claude-code: active now"
+
+
+def test_the_persons_save_in_the_window_does_not_make_the_agent_active(qtbot, window, workspace):
+    ws = workspace
+    moment = dt.datetime.now(dt.timezone.utc)
+    record_maintenance(ws.paths, now=moment)
+    record_dream_finished(ws.paths, 0.0, now=moment)            # no dream due: nothing starts
+    ws.append_daily("The agent's note of an hour ago")
+    quiet_files(ws)
+    win = scheduled_window(qtbot, window, ws)
+    idle = win.status.idle
+    qtbot.waitUntil(lambda: idle.text() == "agent idle 60 min", timeout=10_000)
+    editor = win.views["MEMORY.md"]
+    qtbot.waitUntil(lambda: editor.base is not None, timeout=10_000)
+    cursor = editor.editor.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    cursor.insertText("- A note of the person's own\n")
+    with qtbot.waitSignal(editor.saved, timeout=10_000):
+        win.save_current()
+    statuses = []
+    win.controller.scheduleStatus.connect(statuses.append)
+    qtbot.waitUntil(lambda: len(statuses) >= 3, timeout=10_000)    # ticks after the save
+    assert idle.text() == "agent idle 60 min" and all(s.idle for s in statuses)
+    assert IdleMonitor(ws.paths, idle_minutes=10).is_idle()         # as `reverie serve` or `reverie status` sees it
+    ws.append_daily("The agent wrote this")                        # an agent's write still counts
+    qtbot.waitUntil(lambda: idle.text() == "agent: active now", timeout=10_000)
 
 
 def test_a_maintenance_tick_with_no_dream_due_never_says_dreaming(qtbot, workspace, make_controller):
@@ -83,6 +161,7 @@ def test_the_persons_own_save_is_not_agent_activity(qtbot, workspace, make_contr
         controller.run_op(save, name="save")
     assert "A note of the person's own" in ws.read_memory().text
     assert controller.monitor.idle_for() > 3000
+    assert IdleMonitor(ws.paths, idle_minutes=10).idle_for() > 3000     # and for every other process
     assert describe_idle(controller.monitor.idle_for()) != "agent: active now"
     ws.append_daily("The agent wrote this")                   # an outside writer still counts
     assert describe_idle(controller.monitor.idle_for()) == "agent: active now"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import time
 
 from core.dream.proposals import list_proposals
@@ -69,6 +70,38 @@ def test_scheduler_runs_maintenance_then_dreams_after_idle(qtbot, demo_workspace
     assert len(finished) == 2 and not statuses[-1].dream_due
     next_at = statuses[-1].next_dream_at
     assert next_at is not None and next_at - dt.datetime.fromtimestamp(clock(), dt.timezone.utc) > dt.timedelta(hours=23)
+
+
+def test_a_job_that_ends_during_a_tick_is_not_started_again(qtbot, workspace):
+    """A tick decides on the state it read; a maintenance job that ended while the tick walked the
+    workspace for the idle check (its time recorded, `busy` cleared) must not be started a second time
+    on the state from before it. (The cause of a second maintenance report under heavy load.)"""
+    from core.dream import IdleMonitor
+    from core.dream.state import record_maintenance
+    from desktop.scheduler import _Worker
+
+    busy = threading.Event()
+    busy.set()                                          # the first maintenance tick is running
+
+    class JobEndsDuringTheIdleCheck(IdleMonitor):
+        def idle_for(self, now=None):
+            record_maintenance(workspace.paths)         # the job's last write...
+            busy.clear()                                # ...and then its end
+            return super().idle_for(now)
+
+    worker = _Worker(workspace.paths, lambda: workspace.settings, JobEndsDuringTheIdleCheck(workspace.paths),
+                     time.time, 40, busy)
+    started, statuses = [], []
+    worker.maintenanceDue.connect(started.append)
+    worker.dreamDue.connect(started.append)
+    worker.status.connect(statuses.append)
+    try:
+        worker.tick()
+        worker.tick()                                   # the next tick reads what the job left: nothing is due
+    finally:
+        worker.shutdown()
+    assert started == [] and [s.error for s in statuses] == ["", ""]
+    assert statuses[0].busy and not statuses[1].busy
 
 
 def test_agent_activity_keeps_the_scheduler_from_dreaming(qtbot, demo_workspace, make_controller):

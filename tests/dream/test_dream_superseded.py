@@ -10,6 +10,7 @@ from core.cli import main
 from core.dream import apply_proposal, format_provenance, load_proposal, run_dream, why
 from core.dream.apply import superseded_facts
 from core.dream.idle import IdleMonitor
+from core.store.atomic import atomic_write
 from core.store.superseded import SupersededFact, read_superseded, superseded_path
 
 OLD_LINE = ("- Drinks tea, not coffee (valid 2026-11-02 to 2026-11-09; replaced by m-b002) "
@@ -45,6 +46,26 @@ def test_an_accepted_update_writes_the_old_value_once(dreamed):
     # Accepting the rest adds no second copy, and nothing for changes that are not updates.
     apply_proposal(ws, proposal.id)
     assert superseded_path(ws.paths).read_text(encoding="utf-8") == text
+
+
+def test_undoing_the_accept_takes_its_old_value_back_out(dreamed):
+    from core.dream import undo_last_accept
+
+    ws, proposal = dreamed
+    ws.record_superseded([SupersededFact("m-x", "Lived in Berlin", "2025-01-01", "2026-03-01")])
+    path = superseded_path(ws.paths)
+    atomic_write(path, path.read_text(encoding="utf-8") + "A note of the person's own, kept.\n", root=ws.root)
+    earlier = path.read_text(encoding="utf-8")
+    change = replace_of(proposal)
+    apply_proposal(ws, proposal.id, change_ids=[change.id])
+    assert path.read_text(encoding="utf-8") == f"{earlier}{OLD_LINE}\n"
+    undone = undo_last_accept(ws)
+    assert undone.reverted == [change.id] and "Drinks tea, not coffee" in ws.read_memory().text
+    assert path.read_text(encoding="utf-8") == earlier                 # the rest of the file as it was
+    assert ws.superseded("m-b002") == [] and [f.text for f in ws.superseded()] == ["Lived in Berlin"]
+    assert "memory/superseded.md" in undone.changes.paths and undone.changes.info["superseded_removed"] == 1
+    apply_proposal(ws, proposal.id, change_ids=[change.id])           # accepted again: recorded again
+    assert path.read_text(encoding="utf-8") == f"{earlier}{OLD_LINE}\n"
 
 
 def test_a_rejected_update_keeps_nothing(dreamed):

@@ -21,12 +21,13 @@ def main(root: str, settings_path: str) -> None:
     failed = preload()
     before = set(sys.modules)
 
-    def spin(seconds: float) -> None:
+    def spin(seconds: float, until=lambda: False) -> None:
         end = time.monotonic() + seconds
-        while time.monotonic() < end:
+        while time.monotonic() < end and not until():
             app.processEvents()
     window.open_workspace(root)
     spin(2.5)                                  # MEMORY.md loaded, the sidebar listed, the machinery started
+    spin(120, until=lambda: window.sidebar.listing is not None)    # ... which a loaded machine takes longer to do
     logs = list(window.sidebar.listing.daily.values())
     window.open_location(logs[0][0], 3)
     window.open_view("dreams", "")
