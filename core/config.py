@@ -88,6 +88,8 @@ class DreamSettings:
     auto_apply_safe: bool = False
     relevance_threshold: float = 0.6    # Prune strategy 3: bullets under this cosine with recent work are
     relevance_days: float = 7.0         # proposed (held) as drops; 0 turns it off; "recent" = these days
+    relevance_min_age_days: float = 30.0    # a bullet younger than this is never suggested: not stale yet
+    relevance_max_suggestions: int = 5      # per dream, the least related first: a review stays short
 
 
 @dataclass(frozen=True)

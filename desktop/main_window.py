@@ -24,7 +24,7 @@ from core.errors import CoreError
 from core.types import kind_of
 from desktop.menus import build_menus
 from desktop.sidebar import Sidebar, scan
-from desktop.status_bar import MAINTENANCE, StatusBar
+from desktop.status_bar import StatusBar
 from desktop.tasks import QUIT_WAIT_S, stop_all
 from desktop.views.factory import affects, view_kind
 from desktop.welcome import WelcomePage
@@ -153,8 +153,8 @@ class MainWindow(QMainWindow):
         controller.scheduleStatus.connect(lambda s: self.status.show_schedule(s, controller.now(),
                                                                                controller.dream_running))
         controller.errorOccurred.connect(lambda text: self.status.showMessage(text, 8000))
-        controller.dreamStarted.connect(lambda why: self.status.showMessage(
-            "Maintenance tick…" if why == MAINTENANCE else f"Dreaming ({why})…", 5000))
+        controller.dreamStarted.connect(self.status.dream_started)
+        controller.dreamFinished.connect(self.status.dream_ended)
         self.status.model.setText(controller.model.state)
         links = ws.outside_links()        # never read or written through: say so rather than show less
         if links:

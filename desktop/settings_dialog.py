@@ -39,6 +39,8 @@ TABS = {
                  ("memory", "near_duplicate_cosine", "Near-duplicate threshold (cosine)"),
                  ("dream", "relevance_threshold", "Suggest dropping bullets unrelated to recent work under (cosine, 0 = off)"),
                  ("dream", "relevance_days", "… recent work: the last (days)"),
+                 ("dream", "relevance_min_age_days", "… only bullets older than (days)"),
+                 ("dream", "relevance_max_suggestions", "… at most this many per dream"),
                  ("retention", "archive_after_days", "Archive daily logs after (days)"),
                  ("retention", "prune_sessions_after_days", "Prune session logs after (days)")],
     "Search": [("search", "embedding_model", "Embedding model (empty: the bundled all-MiniLM-L6-v2)"),

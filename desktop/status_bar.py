@@ -6,6 +6,7 @@ import math
 
 from PySide6.QtWidgets import QLabel, QStatusBar
 
+from core.errors import ModelCancelled
 from core.service.status import ago
 
 MAINTENANCE = "maintenance tick"     # the reason a maintenance job gives: it dreams only if a dream is due
@@ -68,6 +69,20 @@ def describe_next_dream(status, now: dt.datetime, dreaming: bool = False) -> str
     return f"next dream: {when}"
 
 
+def describe_dream_end(outcome) -> str:
+    """What a finished dream or maintenance job did, in a few words for the status line."""
+    if isinstance(outcome, ModelCancelled):
+        return "Dream cancelled; nothing was written"
+    if isinstance(outcome, Exception):
+        return f"The dream failed: {outcome}"
+    dream = getattr(outcome, "dream", outcome)      # a maintenance report carries its dream, if any
+    if dream is None:
+        return "Maintenance done; no dream was due"
+    proposal = getattr(dream, "proposal", None)
+    return "Dream finished: " + (f"{len(proposal.changes)} change(s) proposed" if proposal is not None
+                                 else "nothing new to propose")
+
+
 class StatusBar(QStatusBar):
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -78,6 +93,13 @@ class StatusBar(QStatusBar):
         for label in (self.model, self.index, self.idle, self.next_dream):
             label.setContentsMargins(6, 0, 6, 0)
             self.addPermanentWidget(label)
+
+    def dream_started(self, why: str) -> None:
+        """Shown for as long as the job runs (dream_ended replaces it), never longer."""
+        self.showMessage("Maintenance tick…" if why == MAINTENANCE else f"Dreaming ({why})…")
+
+    def dream_ended(self, outcome) -> None:
+        self.showMessage(describe_dream_end(outcome), 8000)
 
     def show_schedule(self, status, now: dt.datetime, dreaming: bool = False) -> None:
         if status.error:

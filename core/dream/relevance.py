@@ -7,7 +7,10 @@ suggestions go into a proposal of their own that is always held, so nothing is
 dropped until a person accepts it, and the dream's main proposal (and its
 auto-apply) is not held back by them. Pinned bullets are never suggested, nor
 bullets this dream added, changed or confirmed, nor bullets whose own sources are
-recent, nor bullets a person already kept by rejecting their drop. It runs when a
+recent, nor bullets younger than `dream.relevance_min_age_days` (a month: a fact not
+mentioned for a week is not stale), nor bullets a person already kept by rejecting
+their drop; at most `relevance_max_suggestions` per dream, the least related first,
+so the review stays short. It runs when a
 dream has new material (current work changed); without the embedding model (word
 overlap is not meaning) or any recent work to measure against, nothing is suggested.
 """
@@ -53,7 +56,11 @@ def suggest_drops(ctx) -> list[dict]:
     recent = list(dict.fromkeys([f.text for f in ctx.material.facts] + recent))
     if not recent:
         return []
-    cutoff = (ctx.now - dt.timedelta(days=settings.relevance_days)).date().isoformat()
+    # Old enough to be stale: "recent" work is the last relevance_days, but a fact stated a week ago that
+    # nobody mentioned since is not stale yet (on the demo, 11 of 26 bullets a month old or less were
+    # suggested). A bullet of unknown age counts as old.
+    age = max(settings.relevance_days, settings.relevance_min_age_days)
+    cutoff = (ctx.now - dt.timedelta(days=age)).date().isoformat()
     proposed = already_proposed(ctx.paths)
     candidates = [e for e in ctx.memory.live()
                   if e.editable and not e.is_new and not e.modified and "superseded" not in e.bullet.flags
@@ -70,7 +77,8 @@ def suggest_drops(ctx) -> list[dict]:
                         "reason": f"unrelated to the work of the last {settings.relevance_days:g} days: its closest "
                                   f"recent line scores {score:.2f}, under the relevance threshold {threshold:.2f}"
                                   + (f" (\"{match[:80]}\")" if match else "")})
-    return out
+    out.sort(key=lambda item: item["score"])      # the least related first, and only a few per dream
+    return out[:max(0, settings.relevance_max_suggestions)]
 
 
 def already_proposed(paths) -> set[str]:

@@ -141,11 +141,12 @@ def orient(ctx: DreamContext) -> Progress:
     # So does one a person rejected, unless its line changed since.
     ctx.material.facts = [f for f in ctx.material.facts if _already_consolidated(ctx, f) is None
                           and not is_rejected(ctx.state, f.sources, ctx.resolver.mark)]
-    yield 1, 2, (f"{len(ctx.material.files_read)} of {ctx.material.files_seen} daily logs changed, "
-                 f"{len(ctx.material.session_logs_read)} session logs changed, "
-                 f"{len(ctx.material.sessions)} new session summaries, {len(ctx.material.facts)} new facts"
-                 + (f" ({read - len(ctx.material.facts)} already in MEMORY.md or rejected)"
-                    if read > len(ctx.material.facts) else ""))
+    found = (f"{len(ctx.material.files_read)} of {ctx.material.files_seen} daily logs changed, "
+             f"{len(ctx.material.session_logs_read)} session logs changed, "
+             f"{len(ctx.material.sessions)} new session summaries, {len(ctx.material.facts)} new facts"
+             + (f" ({read - len(ctx.material.facts)} already in MEMORY.md or rejected)"
+                if read > len(ctx.material.facts) else ""))
+    yield 1, 2, found
     ctx.themes = {name: [] for name in prompts.THEMES}
     if ctx.material.facts:
         reply = ctx.ask(prompts.orient_messages(ctx.memory.sections, ctx.material.digest(),
@@ -154,7 +155,8 @@ def orient(ctx: DreamContext) -> Progress:
                         prompts.orient_schema(), max_tokens=96)
         if reply is not None:
             ctx.themes = prompts.read_orient(reply)
-    yield 2, 2, "themes: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in ctx.themes.items() if v)
+    named = "; ".join(f"{k}: {', '.join(v)}" for k, v in ctx.themes.items() if v)
+    yield 2, 2, f"{found}; themes: {named}" if named else found     # no model, or it named none
 
 
 # ----- Gather -------------------------------------------------------------------------------

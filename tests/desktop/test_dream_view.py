@@ -2,6 +2,7 @@
 cancel; quitting during a dream."""
 from __future__ import annotations
 
+import re
 import time
 
 from PySide6.QtCore import QSettings
@@ -38,6 +39,8 @@ def test_dream_now_propose_accept_then_undo(qtbot, demo_workspace, make_controll
     dream(qtbot, view)
     assert {e.stage for e in events} >= {"orient", "gather", "consolidate", "prune"}
     assert all(view.bars[s].value() == view.bars[s].maximum() for s in ("orient", "gather", "consolidate", "prune"))
+    # Without a model no themes are named: the stage says what it read, never an empty "themes:".
+    assert re.fullmatch(r"\d+ of \d+ daily logs changed, .* new facts.*", view.messages["orient"].text())
     proposal = view.review.proposal
     assert proposal.is_open and proposal.changes
     # The dream's proposal, and the relevance prune's suggestions when it made any (always held).

@@ -165,3 +165,19 @@ def test_the_persons_own_save_is_not_agent_activity(qtbot, workspace, make_contr
     assert describe_idle(controller.monitor.idle_for()) != "agent: active now"
     ws.append_daily("The agent wrote this")                   # an outside writer still counts
     assert describe_idle(controller.monitor.idle_for()) == "agent: active now"
+
+
+def test_the_windows_status_line_says_dreaming_only_until_the_dream_ends(qtbot, window, workspace):
+    from tests.support.dreamkit import review_workspace
+    from tests.support.qt_views import QUIET
+
+    review_workspace(workspace)
+    win = window({**QUIET, "llm_factory": no_model})
+    assert win.open_workspace(workspace.root)
+    during = []
+    win.controller.dreamEvent.connect(lambda _event: during.append(win.status.currentMessage()))
+    with qtbot.waitSignal(win.controller.dreamFinished, timeout=120_000) as finished:
+        win.controller.start_dream(reason="asked for")
+    assert during and all(text == "Dreaming (asked for)…" for text in during)
+    changes = len(finished.args[0].proposal.changes)
+    assert win.status.currentMessage() == f"Dream finished: {changes} change(s) proposed"

@@ -128,3 +128,41 @@ def test_a_bullet_a_person_kept_is_not_suggested_again(workspace):
     run_dream(workspace, None, now=NOW + dt.timedelta(hours=1))
     later = [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance" and p.id != first.id]
     assert all("m-oat" not in {c.bullet_id for c in p.changes} for p in later)
+
+
+YOUNG_AND_MANY = """# MEMORY
+
+## Notes
+- Prefers oat milk in coffee <!-- id:m-young src:memory/2026-11-20.md#L3 -->
+- Keeps a sourdough starter called Bubbles <!-- id:m-a src:memory/2026-08-01.md#L3 -->
+- Plays the cello on Sunday mornings <!-- id:m-b src:memory/2026-08-01.md#L4 -->
+- Volunteers at the animal shelter twice a month <!-- id:m-c src:memory/2026-08-01.md#L5 -->
+- Collects vintage fountain pens <!-- id:m-d src:memory/2026-08-01.md#L6 -->
+- Learned to sail on Lake Geneva as a child <!-- id:m-e src:memory/2026-08-01.md#L7 -->
+- Reads a chapter of a mystery novel every night <!-- id:m-f src:memory/2026-08-01.md#L8 -->
+- Grows basil and mint on the kitchen windowsill <!-- id:m-g src:memory/2026-08-01.md#L9 -->
+"""
+
+
+def test_relevance_prune_leaves_young_bullets_and_suggests_only_a_few_of_the_least_related(workspace):
+    seed(workspace, YOUNG_AND_MANY)
+    write_log(workspace, "2026-12-05", ["Migrating billing invoices from PostgreSQL 16 to PostgreSQL 17",
+                                        "The invoice table gets a new index on customer id"])
+    run_dream(workspace, None, now=NOW)
+    [proposal] = [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance"]
+    suggested = proposal.summary["suggestions"]
+    ids = [s["bullet_id"] for s in suggested]
+    assert "m-young" not in ids                  # two weeks old and unrelated: not stale yet
+    assert len(ids) == DreamSettings().relevance_max_suggestions == 5
+    assert set(ids) < {"m-a", "m-b", "m-c", "m-d", "m-e", "m-f", "m-g"}
+    scores = [s["score"] for s in suggested]
+    assert scores == sorted(scores)              # the least related first
+    # The next dream suggests the rest, not the same ones again.
+    write_log(workspace, "2026-12-05", ["Migrating billing invoices from PostgreSQL 16 to PostgreSQL 17",
+                                        "The invoice table gets a new index on customer id",
+                                        "Invoice numbers restart every January"])
+    run_dream(workspace, None, now=NOW + dt.timedelta(hours=1))
+    later = [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance" and p.id != proposal.id]
+    assert len(later) == 1
+    assert {s["bullet_id"] for s in later[0].summary["suggestions"]} == {"m-a", "m-b", "m-c", "m-d", "m-e", "m-f",
+                                                                         "m-g"} - set(ids)
