@@ -176,7 +176,10 @@ class Sidebar(QTreeWidget):
             other = group("other", "Other files", len(listing.other))
             for rel in listing.other:
                 self._item(other, rel, "file", rel)
-        self._item(self, f"Flush record ({listing.flushes})", "flushes", ".reverie/flushes.jsonl")
+        # Only the records are counted (flush blocks in the logs are found when the reader opens: a scan of
+        # every log is not the sidebar's to make), so no count at all rather than a "(0)" beside logs full of them.
+        self._item(self, f"Flush record ({listing.flushes})" if listing.flushes else "Flush record", "flushes",
+                   ".reverie/flushes.jsonl")
         self._item(self, "Search", "search", "")
         self._item(self, f"Dreams ({listing.open_proposals} open)", "dreams", "")
         self._restore(expanded, selected)

@@ -30,6 +30,9 @@ def test_open_shows_the_sidebar_with_counts_and_memory(qtbot, window, demo_works
     months = [sidebar.topLevelItem(1).child(i).text(0) for i in range(sidebar.topLevelItem(1).childCount())]
     assert months and all(" (" in m for m in months)          # grouped by month, with counts
     assert str(demo_workspace.root) in win.recent()
+    # The demo's logs hold flush blocks but it has no flush record: no "(0)" that says there were none.
+    labels = [sidebar.topLevelItem(i).text(0) for i in range(sidebar.topLevelItemCount())]
+    assert "Flush record" in labels
 
 
 def test_a_collapsed_month_gets_its_logs_when_opened(qtbot, window, demo_workspace):
