@@ -131,7 +131,7 @@ def take(work: Path, out: Path, theme: str) -> int:
     index = controller.index_task
     settle(lambda: index is None or index.done, timeout=180)
     search = window.show_search()
-    search.mode.setCurrentIndex(search.mode.findData("fts"))
+    search.mode.setCurrentIndex(search.mode.findData("keyword"))
     search.query.setText("tea")
     search.run_query()
     settle(lambda: search.results is not None)

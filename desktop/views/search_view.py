@@ -231,7 +231,9 @@ class SearchView(QWidget):
             self.list.addItem(item)
         pending = getattr(results, "pending_embeddings", 0)
         mode = MODE_TITLES.get(results.mode, results.mode)
-        extra = f" · {pending:,} lines still being embedded (answers from what is indexed)" if pending else ""
+        # Only meaning needs the vectors: a keyword search is complete while they are still being made.
+        extra = (f" · {pending:,} lines still being embedded (answers from what is indexed)"
+                 if pending and results.mode != "keyword" else "")
         self.status.setText(f"{len(results.hits)} hit(s) for “{text}” · {mode}{extra}")
         self.resultsShown.emit(text)
 

@@ -109,6 +109,7 @@ def test_modes_and_chinese_queries(qtbot, indexed):
         assert view.results.hits, mode
         if mode == "keyword":
             assert "陈伟" in view.results.hits[0].text
+            assert "still being embedded" not in view.status.text()    # keyword search needs no vectors
     view.query.clear()
     view.run_query()
     assert view.list.count() == 0
