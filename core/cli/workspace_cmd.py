@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 
@@ -46,10 +47,38 @@ def _by_person(ws, changes):
     return changes
 
 
+MTIME_SLACK_S = 2.0     # file systems that keep whole seconds (HFS+, FAT) round a fresh mtime down
+
+
+def _created_by_person(root: Path, since: float) -> None:
+    """The files the person's `init` or `demo` just wrote (modified since it started) are not agent
+    activity: the first dream must not wait ten minutes for an "agent" that never ran. Files that
+    were there before keep whatever they were."""
+    import os
+
+    from core.dream.idle import record_person_writes
+    from core.store.paths import WorkspacePaths
+
+    root = root.resolve()
+    written = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".reverie"]
+        for name in files:
+            path = Path(folder, name)
+            try:
+                if path.stat().st_mtime >= since - MTIME_SLACK_S:
+                    written.append(path.relative_to(root).as_posix())
+            except OSError:
+                continue
+    record_person_writes(WorkspacePaths(root), written)
+
+
 def cmd_init(args) -> int:
     from core.workspace import Workspace
 
+    started = time.time()
     ws = Workspace.create(args.path)
+    _created_by_person(ws.root, started)
     print(f"created workspace {ws.root}")
     return 0
 
@@ -61,7 +90,9 @@ def cmd_demo(args) -> int:
     target = Path(args.path)
     if target.exists() and any(target.iterdir()) and not args.force:
         raise WorkspaceError(f"{target} is not empty; choose another folder or pass --force")
+    started = time.time()
     summary = write_demo(target)
+    _created_by_person(target, started)
     print(f"wrote demo workspace {target.resolve()}: {summary}")
     return 0
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from core.dream.idle import OUTSIDE_AGENT, IdleMonitor, record_person_writes
 from core.store.activity import PERSON, last_by_agent, person_writes, read_since, record_activity
+from core.store.paths import WorkspacePaths
 
 from tests.support.processes import python_env
 
@@ -81,3 +82,22 @@ def test_an_agent_cannot_pass_for_the_person_and_stale_records_are_dropped(works
     os.utime(log, (time.time() + 5, time.time() + 5))                       # written again since
     record_person_writes(ws.paths, ["MEMORY.md"])
     assert person_writes(ws.paths) == {"MEMORY.md": os.stat(ws.root / "MEMORY.md").st_mtime}
+
+
+def test_a_new_workspace_from_init_or_demo_is_idle_at_once_but_files_already_there_keep_their_say(tmp_path):
+    for command in ("init", "demo"):
+        root = tmp_path / command
+        out = reverie(command, str(root))
+        assert out.returncode == 0, out.stderr
+        paths = WorkspacePaths(root.resolve())
+        assert IdleMonitor(paths, idle_minutes=10).last_activity()[0] == 0.0, command   # nothing an agent did
+        assert "MEMORY.md" in person_writes(paths)
+    # An agent's file from a minute ago in a folder the person then makes a workspace: still the agent's.
+    root = tmp_path / "existing"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory" / "2026-12-01.md").write_text("# 2026-12-01\n\n- the agent wrote this\n", encoding="utf-8")
+    minute_ago = time.time() - 60
+    os.utime(root / "memory" / "2026-12-01.md", (minute_ago, minute_ago))
+    assert reverie("init", str(root)).returncode == 0
+    last, what = IdleMonitor(WorkspacePaths(root.resolve()), idle_minutes=10).last_activity()
+    assert abs(last - minute_ago) < 1 and what == "memory/2026-12-01.md written"
