@@ -94,7 +94,7 @@ download their models on first use), so there is none to measure offline.
 
 Labels (label_boost). Conversation logs, session logs and many notes open a
 line with a short label and a colon: who said it ("Melanie: ...", "user:
-...") or what it is about ("Editor: vim"); matching.line_label reads it. A
+...") or what it is about ("Editor: vim"); labels.line_label reads it. A
 question that names a person asks for that person's lines: "What has Melanie
 painted?" is answered by what Melanie said, not by the lines that address
 her ("Wow, Melanie! The colours...") though those hold both words too, and
@@ -179,18 +179,6 @@ def fuse(fts: list[tuple[int, float]], vec: list[tuple[int, float]], tuning: Tun
             found.setdefault(row_id, []).append(name)
     order = sorted(scores, key=lambda i: -scores[i])
     return [(i, scores[i], tuple(found[i])) for i in order]
-
-
-def label_rerank(ranked: list[tuple[int, float]], labels: dict[int, tuple[str, ...]], query_words: set[str],
-                 boost: float) -> list[tuple[int, float]]:
-    """A line whose opening label (its speaker, or the topic before its colon: matching.line_label) is named
-    by the query gains `boost` of its score: "What has Melanie painted?" asks for Melanie's lines, not the
-    ones that only address her. Scores are any higher-is-better scale (fused, BM25 or cosine)."""
-    if boost <= 0 or not query_words or not labels:
-        return ranked
-    lifted = [(i, s * (1.0 + boost) if query_words.intersection(labels.get(i, ())) else s) for i, s in ranked]
-    lifted.sort(key=lambda pair: -pair[1])
-    return lifted
 
 
 def recency_factor(day: int, newest: int, half_life_days: float) -> float:

@@ -15,9 +15,6 @@ from __future__ import annotations
 import re
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-# "- [1:56 pm] Melanie: ...", "user: ...", "- **Editor**: vim": a short label before a colon opens the line.
-_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[^\]\n]{0,40}\]\s*)?(?:\*\*|__)?"
-                    r"([^\W\d_][^\W_]*(?:[ '.-][^\W_]+){0,3})(?:\*\*|__)?:\s", re.UNICODE)
 
 WORDS, MEANING, BOTH, NEARBY = "words", "meaning", "both", "nearby"
 
@@ -25,13 +22,6 @@ WORDS, MEANING, BOTH, NEARBY = "words", "meaning", "both", "nearby"
 def is_heading(text: str) -> bool:
     """A markdown heading line: it names a topic, it does not answer anything by itself."""
     return _HEADING.match(text) is not None
-
-
-def line_label(text: str) -> tuple[str, ...]:
-    """The lowercase words of the label that opens a line: who said it ("Melanie:", "user:") or what it is
-    about ("Editor:"); () when it has none. A time ("10:30") or a URL ("https://") is no label."""
-    found = _LABEL.match(text or "")
-    return tuple(re.findall(r"[^\W_]+", found.group(1).lower())) if found else ()
 
 
 def tier(words: tuple[str, ...]) -> int:

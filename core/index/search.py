@@ -47,9 +47,10 @@ from core.errors import CoreError
 from core.index import cjk, fts
 from core.index.db import Database
 from core.index.filters import SearchFilter, kind_of
-from core.index.hybrid import Tuning, collapse, fuse, label_rerank, recency_factor, section_rerank
+from core.index.hybrid import Tuning, collapse, fuse, recency_factor, section_rerank
+from core.index.labels import lift_named_speakers
 from core.index.lines import IndexOptions
-from core.index.matching import is_heading, label, line_label, tier
+from core.index.matching import is_heading, label, tier
 from core.index.query import expand
 from core.index.rowdata import section_of, vectors_of
 from core.index.sync import Progress, Syncer, SyncReport
@@ -292,37 +293,13 @@ class SearchIndex:
             tiers = {i: tier(held.get(i, ())) for i, _ in ranked}
         else:
             ranked = semantic
-        ranked = self._by_label(ranked, parsed, held, {i for i, _ in semantic})
+        ranked = lift_named_speakers(conn, ranked, parsed, held, {i for i, _ in semantic},
+                                     self.tuning.label_boost)
         if sections:
             ranked = section_rerank(ranked, section_of(self.db.conn(), [i for i, _ in ranked]), self.tuning.section_boost,
                                     self.tuning.section_decay, self.tuning.section_free)
         hits = self._hits(ranked, parsed, k, vector, held, tiers, floor)
         return SearchResults(hits=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query)
-
-    def _by_label(self, ranked: list[tuple[int, float]], parsed: fts.Query, held: dict[int, tuple[str, ...]],
-                  close: set[int]) -> list[tuple[int, float]]:
-        """Lines whose label (speaker) the query names move up (hybrid.label_rerank), when they also answer
-        the query beyond the label: close in meaning, or holding another of its words. "What did the user say
-        about tea?" lifts the user's lines about tea, not every line the user wrote."""
-        if self.tuning.label_boost <= 0 or not ranked or parsed.empty:
-            return ranked
-        conn = self.db.conn()
-        ids = [i for i, _ in ranked]
-        marks = ",".join("?" * len(ids))
-        words = {w.lower() for w in parsed.words}
-        named = {i: label for i, text in conn.execute(f"SELECT id, text FROM lines WHERE id IN ({marks})", ids)
-                 if words.intersection(label := line_label(text))}
-        unknown = [i for i in named if i not in close and i not in held]
-        if unknown:
-            held = {**held, **fts.held(conn, parsed, unknown)}
-
-        def beyond(i: int, found: dict[int, tuple[str, ...]]) -> bool:
-            return bool({w.lower() for w in found.get(i, ())} - set(named[i]))
-
-        rest = [i for i in named if i not in close and not beyond(i, held)]
-        around = fts.held(conn, parsed, rest, column="context") if rest else {}
-        labels = {i: label for i, label in named.items() if i in close or beyond(i, held) or beyond(i, around)}
-        return label_rerank(ranked, labels, words, self.tuning.label_boost)
 
     def _mode(self, mode: str | None) -> str:
         return canonical_mode(mode, self.settings.default_mode)

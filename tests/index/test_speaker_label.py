@@ -9,8 +9,8 @@ from tests.support.files import write
 
 from core.config import SearchSettings
 from core.index import SearchIndex
-from core.index.hybrid import Tuning, label_rerank
-from core.index.matching import line_label
+from core.index.hybrid import Tuning
+from core.index.labels import label_rerank, line_label
 
 LOG = """# 2026-11-02
 
