@@ -123,7 +123,10 @@ measured again: 0.7 0.816 (0.798 / 0.837), 0.8 0.812 (0.795 / 0.832), 1.0
 0.811 (0.804 / 0.819), rrf_k 20 0.805: none helps both halves, 0.9 stays.
 Pseudo-relevance feedback (the query vector moved towards its top 3 hits'
 vectors, then searched again) gave 0.806 at beta 0.3 and 0.813 at 0.7
-(H0 0.810, H1 0.816: one half loses): not kept.
+(H0 0.810, H1 0.816: one half loses): not kept. Neither were the clock time
+("[1:56 pm]") left out of the embedded text (0.816: H0 0.797, H1 0.838) nor
+a daily log without headings read as one section for the diversity rule
+(decay 0.7 free 1: 0.771; 0.85 free 2: 0.800; 0.9 free 3: 0.810).
 
 Recency (optional, `search.recency_half_life_days` > 0): a line dated d days
 before the newest dated line keeps (1 - RECENCY_SHARE) + RECENCY_SHARE * 2^(-d/h)
