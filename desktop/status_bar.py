@@ -70,14 +70,16 @@ def describe_next_dream(status, now: dt.datetime, dreaming: bool = False) -> str
 
 
 def describe_dream_end(outcome) -> str:
-    """What a finished dream or maintenance job did, in a few words for the status line."""
+    """What a finished dream or maintenance job did, in a few words (the status line; the dream view
+    says the same, and more about a dream that ran)."""
     if isinstance(outcome, ModelCancelled):
-        return "Dream cancelled; nothing was written"
+        return "Dream cancelled; nothing was written."
     if isinstance(outcome, Exception):
         return f"The dream failed: {outcome}"
     dream = getattr(outcome, "dream", outcome)      # a maintenance report carries its dream, if any
     if dream is None:
-        return "Maintenance done; no dream was due"
+        notes = "; ".join(getattr(outcome, "notes", []) or [])
+        return "Maintenance ran (no dream was due)." + (f" {notes}" if notes else "")
     proposal = getattr(dream, "proposal", None)
     return "Dream finished: " + (f"{len(proposal.changes)} change(s) proposed" if proposal is not None
                                  else "nothing new to propose")

@@ -54,23 +54,11 @@ def _created_by_person(root: Path, since: float) -> None:
     """The files the person's `init` or `demo` just wrote (modified since it started) are not agent
     activity: the first dream must not wait ten minutes for an "agent" that never ran. Files that
     were there before keep whatever they were."""
-    import os
-
-    from core.dream.idle import record_person_writes
+    from core.dream.idle import record_person_writes, written_since
     from core.store.paths import WorkspacePaths
 
-    root = root.resolve()
-    written = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d != ".reverie"]
-        for name in files:
-            path = Path(folder, name)
-            try:
-                if path.stat().st_mtime >= since - MTIME_SLACK_S:
-                    written.append(path.relative_to(root).as_posix())
-            except OSError:
-                continue
-    record_person_writes(WorkspacePaths(root), written)
+    paths = WorkspacePaths(root.resolve())
+    record_person_writes(paths, written_since(paths, since - MTIME_SLACK_S))
 
 
 def cmd_init(args) -> int:

@@ -58,10 +58,8 @@ def record_person_writes(paths: WorkspacePaths, rel_paths) -> dict[str, float]:
     return written
 
 
-def newest_write(paths: WorkspacePaths, ignore: dict[str, float] | None = None) -> tuple[float, str]:
-    """(mtime, path) of the most recently written workspace file that counts as activity."""
-    ignore = ignore or {}
-    best, where = 0.0, ""
+def _counted_files(paths: WorkspacePaths):
+    """(path, mtime) of every workspace file whose writes count as activity."""
     root = str(paths.root)
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
@@ -73,14 +71,24 @@ def newest_write(paths: WorkspacePaths, ignore: dict[str, float] | None = None) 
             if rel in IGNORED_FILES:
                 continue
             try:
-                mtime = os.stat(os.path.join(folder, name)).st_mtime
+                yield rel, os.stat(os.path.join(folder, name)).st_mtime
             except FileNotFoundError:
                 continue
-            if ignore.get(rel) == mtime:
-                continue
-            if mtime > best:
-                best, where = mtime, rel
+
+
+def newest_write(paths: WorkspacePaths, ignore: dict[str, float] | None = None) -> tuple[float, str]:
+    """(mtime, path) of the most recently written workspace file that counts as activity."""
+    ignore = ignore or {}
+    best, where = 0.0, ""
+    for rel, mtime in _counted_files(paths):
+        if ignore.get(rel) != mtime and mtime > best:
+            best, where = mtime, rel
     return best, where
+
+
+def written_since(paths: WorkspacePaths, since: float) -> list[str]:
+    """The workspace files written at or after `since` (what a command that just ran wrote)."""
+    return [rel for rel, mtime in _counted_files(paths) if mtime >= since]
 
 
 class IdleMonitor:

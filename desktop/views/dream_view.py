@@ -11,9 +11,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QProgressBar,
                                QPushButton, QSplitter, QVBoxLayout, QWidget)
 
-from core.errors import ModelCancelled
 from desktop import theme
-from desktop.status_bar import MAINTENANCE
+from desktop.status_bar import MAINTENANCE, describe_dream_end
 from desktop.views.proposal_review import ProposalReview, model_line
 
 STAGES = ("orient", "gather", "consolidate", "prune")
@@ -129,13 +128,8 @@ class DreamView(QWidget):
         self.dream_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         result = getattr(outcome, "dream", outcome)      # a maintenance report carries its dream, if any
-        if isinstance(outcome, ModelCancelled):
-            self.state.setText("Dream cancelled; nothing was written.")
-        elif isinstance(outcome, Exception):
-            self.state.setText(f"The dream failed: {outcome}")
-        elif result is None:
-            notes = "; ".join(getattr(outcome, "notes", []) or [])
-            self.state.setText("Maintenance ran (no dream was due)." + (f" {notes}" if notes else ""))
+        if isinstance(outcome, Exception) or result is None:
+            self.state.setText(describe_dream_end(outcome))
         else:
             self.last_result = result
             note, failed = model_line({"stats": result.stats, "notes": result.notes})
