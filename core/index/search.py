@@ -2,7 +2,7 @@
 
     index = SearchIndex(root, root / ".reverie/index.db", settings.search)
     index.sync()                                  # incremental: changed files only
-    index.search("tea or coffee", k=10)           # SearchResults(hits, pending_embeddings, mode)
+    index.search("tea or coffee", k=10)           # SearchResults: .hits (counted), .nearby (context), .mode
     index.reindex_file("memory/2026-11-30.md")    # after an append
     index.close()
 
@@ -50,17 +50,17 @@ from core.index.filters import SearchFilter, kind_of
 from core.index.hybrid import Tuning, collapse, fuse, recency_factor, section_rerank
 from core.index.labels import lift_named_speakers
 from core.index.lines import IndexOptions
-from core.index.matching import is_heading, label, tier
+from core.index.matching import NEARBY, is_heading, label, tier
 from core.index.query import expand
 from core.index.rowdata import section_of, vectors_of
-from core.index.sync import Progress, Syncer, SyncReport
+from core.index.sync import NOT_EMBEDDED, Progress, Syncer, SyncReport
 from core.index.worker import EmbeddingWorker
 
 MODES = ("keyword", "meaning", "hybrid")
 ALIASES = {"fts": "keyword", "fts5": "keyword", "words": "keyword", "vector": "meaning", "semantic": "meaning"}
 MAX_K = 1000
 MAX_QUERY_EMBED_CHARS = 2_000
-ROWS_VERSION = "4"   # bump when lines.py changes what a row carries: every file is re-derived
+ROWS_VERSION = "5"   # bump when lines.py changes what a row carries: every file is re-derived
 
 
 class SearchModeError(CoreError):
@@ -101,19 +101,69 @@ class SearchHit:
             out["sources"] = list(self.sources)
         return out
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "SearchHit":
+        """The hit `as_dict` gave (a search answered by another process: search_socket.py)."""
+        similarity = data.get("similarity")
+        return cls(path=str(data["path"]), line=int(data["line"]), text=str(data.get("text", "")),
+                   score=float(data.get("score", 0.0)), snippet=str(data.get("snippet", "")),
+                   sources=tuple(data.get("sources") or ()), match=str(data.get("match", "words")),
+                   words=tuple(data.get("words") or ()), similarity=None if similarity is None else float(similarity),
+                   kind=str(data.get("kind", "")))
+
 
 @dataclass(frozen=True)
 class SearchResults:
-    hits: list[SearchHit]
+    """The best lines for a query, in rank order (`ranked`), told apart as the front ends show them:
+
+    hits    the lines that match: they hold words of the query, or are close in meaning (above the floor);
+    nearby  lines found only through their neighbours' words, their date or heading: context shown apart,
+            never counted as hits (a conversation states a fact across two lines, so they stay on the page).
+
+    `len(results)` and iteration are over the hits. `via` says what embedded the query: "" (keyword: no
+    embedding), "model" (this process), or where a running `reverie serve` or app answered ("serve", "app").
+    """
+
+    ranked: list[SearchHit]
     pending_embeddings: int
     mode: str
     query: str = ""
+    via: str = ""
+
+    @property
+    def hits(self) -> list[SearchHit]:
+        return [h for h in self.ranked if h.match != NEARBY]
+
+    @property
+    def nearby(self) -> list[SearchHit]:
+        return [h for h in self.ranked if h.match == NEARBY]
 
     def __iter__(self):
         return iter(self.hits)
 
     def __len__(self) -> int:
         return len(self.hits)
+
+    def as_dict(self, *, ranked: bool = False) -> dict:
+        """The results as the CLI's --json and the MCP tool give them: hits counted, nearby apart
+        (`ranked`: every line in rank order instead, for from_dict on the other end of a socket)."""
+        hits, nearby = self.hits, self.nearby
+        out = {"query": self.query, "mode": self.mode, "count": len(hits)}
+        if ranked:
+            out["ranked"] = [h.as_dict() for h in self.ranked]
+        else:
+            out["hits"] = [h.as_dict() for h in hits]
+            out["nearby"] = [h.as_dict() for h in nearby]
+        out["pending_embeddings"] = self.pending_embeddings   # not embedded yet: meaning may miss them
+        if self.via:
+            out["via"] = self.via
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict, via: str = "") -> "SearchResults":
+        return cls(ranked=[SearchHit.from_dict(h) for h in data.get("ranked", ())],
+                   pending_embeddings=int(data.get("pending_embeddings", 0)), mode=str(data.get("mode", "")),
+                   query=str(data.get("query", "")), via=via or str(data.get("via", "")))
 
 
 @dataclass(frozen=True)
@@ -124,6 +174,7 @@ class IndexStatus:
     problems: list[str] = field(default_factory=list)
     vectors: int = 0
     embedding_model: str = ""
+    not_embedded: int = 0        # lines with nothing to embed (a bare timestamp or number: lines.py)
 
 
 class SearchIndex:
@@ -164,7 +215,7 @@ class SearchIndex:
         with self.db.write() as conn:
             if model and old_model != model:
                 conn.execute("DELETE FROM embeddings")
-                conn.execute("UPDATE lines SET vec = 0")
+                conn.execute("UPDATE lines SET vec = 0 WHERE vec = 1")   # 2: never embedded (lines.py)
                 conn.execute("DELETE FROM meta WHERE key = 'embedding_dim'")
                 self.db.set_meta(conn, "embedding_model", model)
                 for suffix in (".hnsw", ".hnsw.sum"):
@@ -218,6 +269,7 @@ class SearchIndex:
         conn = self.db.conn()
         files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         lines = conn.execute("SELECT count(*) FROM lines").fetchone()[0]
+        not_embedded = conn.execute("SELECT count(*) FROM lines WHERE vec = ?", (NOT_EMBEDDED,)).fetchone()[0]
         problems = list(self._problems)
         problems += [p for (text,) in conn.execute("SELECT problem FROM files WHERE problem != ''")
                      for p in text.split("\n")]
@@ -228,7 +280,8 @@ class SearchIndex:
             problems.append(f"vector index rebuilt from the database: {vectors.rebuilt_reason}")
         return IndexStatus(files=files, lines=lines, pending_embeddings=self.worker.pending(), problems=problems,
                            vectors=len(vectors) if vectors is not None else 0,
-                           embedding_model=self.embedder.model_id if self.embedder is not None else "")
+                           embedding_model=self.embedder.model_id if self.embedder is not None else "",
+                           not_embedded=not_embedded)
 
     def close(self) -> None:
         if self._closed:
@@ -299,7 +352,8 @@ class SearchIndex:
             ranked = section_rerank(ranked, section_of(self.db.conn(), [i for i, _ in ranked]), self.tuning.section_boost,
                                     self.tuning.section_decay, self.tuning.section_free)
         hits = self._hits(ranked, parsed, k, vector, held, tiers, floor)
-        return SearchResults(hits=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query)
+        return SearchResults(ranked=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query,
+                             via="model" if vector is not None else "")
 
     def _mode(self, mode: str | None) -> str:
         return canonical_mode(mode, self.settings.default_mode)

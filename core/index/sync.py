@@ -8,7 +8,9 @@ append to a daily log writes the new lines and the one line whose neighbour
 changed, and an edit in the middle of MEMORY.md re-embeds only the edited line.
 
 New rows start with `vec = 0` (pending); the embedding worker gives them
-vectors (from the content-hash cache when it can). Deleted rows leave the
+vectors (from the content-hash cache when it can). Rows with nothing to embed
+(lines.py: a bare timestamp or number) start with `vec = 2` and are never
+embedded. Deleted rows leave the
 vector index at once, under the same lock the worker adds under, so a vector
 for a deleted row can never be left behind.
 """
@@ -30,6 +32,7 @@ from core.store.layout import outside_links
 from core.store.paths import WorkspacePaths
 
 Progress = Callable[[int, int, str], None]   # (files done, files to look at, path)
+NOT_EMBEDDED = 2     # lines.vec of a row with nothing to embed (0: pending, 1: in the vector index)
 
 
 @dataclass
@@ -206,8 +209,9 @@ class Syncer:
             conn.executemany("DELETE FROM lines_fts WHERE rowid = ?", [(i,) for i in deleted])
         for row in inserts:   # 4. new
             cursor = conn.execute(
-                "INSERT INTO lines(path, line, text, sources, day, ehash, etext, fhash, vec) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext, row.fhash))
+                "INSERT INTO lines(path, line, text, sources, day, ehash, etext, fhash, vec) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext, row.fhash,
+                 0 if row.etext else NOT_EMBEDDED))
             conn.execute("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
                          (cursor.lastrowid, cjk.expand(row.body), cjk.expand(row.context)))
             written += 1
