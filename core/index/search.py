@@ -38,8 +38,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from core.cancel import Cancelled, CancelToken
 from core.config import SearchSettings
@@ -55,6 +54,9 @@ from core.index.query import expand
 from core.index.rowdata import section_of, vectors_of
 from core.index.sync import NOT_EMBEDDED, Progress, Syncer, SyncReport
 from core.index.worker import EmbeddingWorker
+
+if TYPE_CHECKING:     # numpy is imported where vectors are used: keyword search never loads it
+    import numpy as np
 
 MODES = ("keyword", "meaning", "hybrid")
 ALIASES = {"fts": "keyword", "fts5": "keyword", "words": "keyword", "vector": "meaning", "semantic": "meaning"}
@@ -405,6 +407,8 @@ class SearchIndex:
             if cached is not None:
                 self._query_cache.move_to_end(text)
                 return cached
+        import numpy as np
+
         try:
             vector = np.asarray(self.embedder.embed_batch([text])[0], dtype=np.float32)
         except CoreError as exc:
@@ -435,7 +439,8 @@ class SearchIndex:
         order = sorted((i for i in ids if i in rows), key=lambda i: (tiers.get(i, 0), -scores[i]))
         seen: set[tuple[str, int]] = set()   # one hit per line: a long line's windows share it (lines.py)
         order = [i for i in order if not ((rows[i][1], rows[i][2]) in seen or seen.add((rows[i][1], rows[i][2])))]
-        wanted = self.tuning.collapse or vector is not None
+        # Keyword mode reads no vectors: near-duplicates go by their text alone (and numpy stays unloaded).
+        wanted = vector is not None
         vectors = vectors_of(self.db.conn(), [rows[i][6] for i in order]) if wanted else {}
         if self.tuning.collapse:
             order = collapse(order, {i: rows[i][3] for i in order},
