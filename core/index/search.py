@@ -409,8 +409,10 @@ class SearchIndex:
                 return cached
         import numpy as np
 
+        from core.index.embedder import embed_queries
+
         try:
-            vector = np.asarray(self.embedder.embed_batch([text])[0], dtype=np.float32)
+            vector = np.asarray(embed_queries(self.embedder, [text])[0], dtype=np.float32)
         except CoreError as exc:
             if str(exc) not in self._problems:
                 self._problems.append(str(exc))
