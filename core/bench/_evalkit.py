@@ -60,7 +60,7 @@ def add_mode_arg(parser, default: str = "hybrid") -> None:
     """--mode with the search modes' one set of names (keyword, meaning, hybrid); older names are accepted."""
     import argparse
 
-    from core.index.search import MODES, SearchModeError, canonical_mode
+    from core.index.results import MODES, SearchModeError, canonical_mode
 
     def mode(name: str) -> str:
         try:

@@ -40,8 +40,9 @@ minutes to embed). A line with fewer than MIN_LETTERS letters (a bare
 timestamp, a number, "[x]") gets no embedded text at all: keyword search finds
 it, meaning has nothing to go on. A line whose words repeat at least
 REPEATED times in its file with only its numbers changed ("04:00 HEARTBEAT_OK",
-"**时间**：4:00 AM，系统稳定") is embedded as that shared shape alone, numbers
-zeroed and without date, heading or neighbour: every copy, in every file, has
+"**时间**：4:00 AM，系统稳定", "[watchdog] cron ok, latency 754ms (check 738fb6c2)")
+is embedded as that shared shape alone, numbers and ids zeroed and without
+date, heading or neighbour: every copy, in every file, has
 the same embedded text and so one cached vector.
 
 Nothing here is tuned to one data set: it is what a memory line means in a
@@ -78,7 +79,7 @@ _WORDY = re.compile(r"\w", re.UNICODE)
 _BULLET_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _TS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
-_DIGITS = re.compile(r"\d+")
+_NUMBERISH = re.compile(r"[A-Za-z0-9_]*[0-9][A-Za-z0-9_]*")   # 42, 24ms, 7d, a hex id like 922ccc15
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
@@ -102,11 +103,11 @@ class Row:
     sources: tuple[str, ...] = ()
     day: int = 0
 
-    @property
+    @functools.cached_property     # asked for several times per row by a sync; a frozen row's hash never changes
     def ehash(self) -> str:
         return content_hash(self.etext)
 
-    @property
+    @functools.cached_property
     def fhash(self) -> str:
         return content_hash("\x1f".join((self.text, self.body, self.context, self.etext,
                                          " ".join(self.sources), str(self.day))))
@@ -286,8 +287,9 @@ def _content_text(content: Any) -> str:
 
 
 def shape(body: str) -> str:
-    """The line with its numbers zeroed and its spacing collapsed: what repeats in a heartbeat log."""
-    return " ".join(_DIGITS.sub("0", body).split())
+    """The line with its numbers (and ids, sizes, durations: any Latin token holding a digit) as "0" and
+    its spacing collapsed: what repeats in a heartbeat or watchdog log."""
+    return " ".join(_NUMBERISH.sub("0", body).split())
 
 
 def has_content(body: str) -> bool:
@@ -302,7 +304,8 @@ def has_content(body: str) -> bool:
 
 def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
     rows = []
-    shapes = Counter(shape(d.body) for d in drafts if len(d.body) <= SPLIT_AT)
+    forms = [shape(d.body) if len(d.body) <= SPLIT_AT else "" for d in drafts]
+    shapes = Counter(forms)
     for i, d in enumerate(drafts):
         date = date_words(d.day) if options.dates else ""
         heading = d.heading if options.headings else ""
@@ -319,8 +322,8 @@ def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
         if len(spans) == 1:
             if not has_content(d.body):
                 etext = ""
-            elif shapes[shape(d.body)] >= REPEATED:
-                etext = shape(d.body)[:MAX_EMBED]
+            elif shapes[forms[i]] >= REPEATED:
+                etext = forms[i][:MAX_EMBED]
             else:
                 before = [drafts[j].body for j in range(max(0, i - options.embed_previous), i)]
                 etext = embed_text(d.body, lead, before)

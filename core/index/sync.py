@@ -207,14 +207,17 @@ class Syncer:
         if deleted:
             conn.executemany("DELETE FROM lines WHERE id = ?", [(i,) for i in deleted])
             conn.executemany("DELETE FROM lines_fts WHERE rowid = ?", [(i,) for i in deleted])
-        for row in inserts:   # 4. new
-            cursor = conn.execute(
-                "INSERT INTO lines(path, line, text, sources, day, ehash, etext, fhash, vec) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext, row.fhash,
-                 0 if row.etext else NOT_EMBEDDED))
-            conn.execute("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
-                         (cursor.lastrowid, cjk.expand(row.body), cjk.expand(row.context)))
-            written += 1
+        if inserts:   # 4. new: ids given here (one writer: BEGIN IMMEDIATE), so both tables fill in one call each
+            last = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'lines'").fetchone()
+            ids = range((last[0] if last else 0) + 1, (last[0] if last else 0) + 1 + len(inserts))
+            conn.executemany(
+                "INSERT INTO lines(id, path, line, text, sources, day, ehash, etext, fhash, vec) "
+                "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(i, rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext, row.fhash,
+                  0 if row.etext else NOT_EMBEDDED) for i, row in zip(ids, inserts)])
+            conn.executemany("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
+                             [(i, cjk.expand(row.body), cjk.expand(row.context)) for i, row in zip(ids, inserts)])
+            written += len(inserts)
         return written, deleted
 
     def _remove(self, rel: str) -> SyncReport:
