@@ -1,6 +1,8 @@
 """Chinese meaning search: the multilingual model finds paraphrases MiniLM (English-only) cannot."""
 from __future__ import annotations
 
+import pytest
+
 from tests.support.files import write
 
 from core.config import SearchSettings
@@ -21,3 +23,24 @@ def test_multilingual_model_finds_a_chinese_paraphrase(ws):
         assert hit.line == 3
         assert index.search("测试库用哪个端口连接？", k=1, mode="hybrid").hits[0].line == 5
     assert default_embedder(MULTILINGUAL_MODEL).embed_batch(["你好", "hello"]).shape == (2, 512)
+
+
+@pytest.mark.slow   # two real models
+def test_e5_reads_chinese_with_its_query_form_and_its_floor_on_its_own_scale(ws):
+    from core.index.calibration import MINILM_BACKGROUND, background, model_floor
+    from core.index.embedder import E5_MODEL, in_process_embedder
+
+    write(ws, "memory/2026-11-30.md", LOG)
+    e5 = default_embedder(E5_MODEL)
+    queries, passages = e5.embed_query(["她平时爱喝什么饮料？"]), e5.embed_batch(["她平时爱喝什么饮料？"])
+    assert queries.shape == (1, 384) and float(queries[0] @ passages[0]) < 0.999     # "query: " is not "passage: "
+    chance = background(e5)
+    assert chance > 0.5                                       # unrelated sentences are close under e5 ...
+    assert model_floor(0.25, chance) > chance                 # ... so its floor sits above that, not at 0.25
+    assert model_floor(0.25, MINILM_BACKGROUND) == 0.25       # MiniLM's floors are what was measured
+    assert abs(background(in_process_embedder("")) - MINILM_BACKGROUND) < 0.002   # the constant is measured
+    settings = SearchSettings(embedding_model=E5_MODEL)
+    with SearchIndex(ws, ws / ".reverie" / "index.db", settings, background=False) as index:
+        index.sync()
+        assert index.search("她平时爱喝什么饮料？", k=1, mode="meaning").hits[0].line == 3
+        assert index.search("测试库用哪个端口连接？", k=1, mode="hybrid").hits[0].line == 5
