@@ -103,7 +103,7 @@ class Workspace:
         return workspace
 
     def _note_first_open(self) -> None:
-        """The dream's time gate counts from the workspace's first open (core/dream/gates.py)."""
+        """The dream's time gate counts from the workspace's first open (core/dream/schedule/gates.py)."""
         moment = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         try:
             if read_state_record(self.paths).get("first_open"):

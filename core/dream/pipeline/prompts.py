@@ -4,7 +4,7 @@ The model sees compact inputs (the new facts, the few existing bullets related t
 each) and answers with small JSON: themes for Orient, one relation per fact for
 Consolidate (new, duplicate of B2, update of B1). It writes no text: the bullet's
 words are the fact's own, so a small model can neither garble nor invent one, and its
-reply stays a few tokens long; core/dream/judge.py accepts an answer only when the
+reply stays a few tokens long; core/dream/pipeline/judge.py accepts an answer only when the
 rules find it possible. Schemas are small on purpose: constrained decoding costs
 a lot on large vocabularies. No string length bounds: a grammar for "at most 240
 characters" nests 240 optional rules; lengths are capped when the reply is read. Replies are read defensively; anything malformed is
