@@ -150,3 +150,15 @@ def test_a_pasted_review_is_left_out_and_user_md_is_context_not_news(tmp_path):
     assert [f.text for f in material.facts] == ["The build server is atlas"]
     assert material.known == 1 and "Ines" in material.context
     assert (tmp_path / "USER.md").read_text(encoding="utf-8").startswith("# USER")
+
+
+def test_lines_labelled_wrong_or_replaced_in_any_language_are_not_statements():
+    log = """# 2026-02-06
+- 错误路径：/opt/app/conf2
+- 正确路径：/opt/app/conf
+- **Wrong path**: /srv/data-old
+- Old bucket name is media-2023 (outdated)
+- Veraltet: Server läuft auf Port 8080
+- The v1 API is deprecated since March
+"""
+    assert _texts(log) == ["正确路径：/opt/app/conf", "The v1 API is deprecated since March"]
