@@ -1,4 +1,4 @@
-"""The words a fact states, for the relation rules (core/dream/relations.py): stems that give a
+"""The words a fact states, for the relation rules (core/dream/judgment/relations.py): stems that give a
 word's forms one key, anchors (names, numbers, identifiers), the values a text states by type and
 what each number counts, whether a line is in another language, and how rare a word is among the
 texts at hand (so a name in every bullet links nothing)."""
@@ -8,7 +8,7 @@ import math
 import re
 from typing import Sequence
 
-from core.dream.similarity import words
+from core.dream.judgment.similarity import words
 
 _ANCHOR = re.compile(r"(?<![\w@.])(?:[#@]?[\w.-]*\d[\w.:/%-]*|[A-Z][\w’-]*[A-Za-z\d](?:\.[\w-]+)*|"
                      r"[a-z]+(?:[./][\w-]+)+|\w+_\w+[\w-]*|[#@]\w[\w-]*)")
