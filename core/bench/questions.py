@@ -35,6 +35,8 @@ def register(sub) -> None:
     parser.add_argument("file", help="JSON lines: workspace, lang, question, answers, split")
     parser.add_argument("--root", help="the folder holding the workspaces (default: FILE's folder / ws)")
     parser.add_argument("--split", default="", help="only questions of this split (tune or check)")
+    parser.add_argument("--workspace", action="append", default=[], metavar="NAME",
+                        help="only questions over this workspace (repeat for several)")
     kit.add_common_args(parser)
     parser.set_defaults(func=run)
 
@@ -70,10 +72,12 @@ def run(args) -> int:
     items = load(path)
     if args.split:
         items = [i for i in items if str(i.get("split", "")) == args.split]
+    if args.workspace:
+        items = [i for i in items if i["workspace"] in args.workspace]
     if args.limit:
         items = items[: args.limit]
     if not items:
-        raise CoreError(f"{path}: no questions{f' in split {args.split!r}' if args.split else ''}")
+        raise CoreError(f"{path}: no questions of that split or workspace")
     root = Path(args.root) if args.root else path.parent / "ws"
     options, tuning = kit.overrides(args.set)
     cache = kit.cache_root(args.cache) / "questions"
