@@ -28,7 +28,9 @@ own words:
   and its neighbouring lines (not for a heading line itself: carrying its
   section's first lines, it outranked them as a hit that says nothing). Conversations and logs state a fact across two
   lines ("Did you go?" / "Yes, to the support group"), and a question names
-  the date or the topic more often than the exact words of the line.
+  the date or the topic more often than the exact words of the line. A
+  markdown table's row carries its header row too ("| CHENLU | 18794 |" is a
+  port only under "| bot | 端口 |").
 - an *embedded text*: the line, then its date, its heading and the line before
   it, within a length budget. Only the line before, never after: an append then
   never changes the embedded text of lines already there, so their cached
@@ -189,6 +191,7 @@ class _Draft:
     day: dt.date | None = None
     prefix: str = ""            # e.g. the session id a message belongs to
     title: bool = False         # a heading line: its own words say what it is about
+    columns: str = ""           # a table row's header row: "| CHENLU | 18794 |" means little without it
 
 
 def file_rows(rel: str, text: str, options: IndexOptions = IndexOptions()) -> tuple[list[Row], list[str]]:
@@ -208,8 +211,14 @@ def _markdown_drafts(rel: str, text: str) -> list[_Draft]:
     # Bullets with provenance comments: the comment gives the row its sources and is not searched.
     is_memory = rel in CURATED_FILES
     day = file_day(rel)
-    drafts, heading = [], ""
+    drafts, heading, header = [], "", ""
     for number, raw in enumerate(text.split("\n"), start=1):
+        in_table = raw.lstrip().startswith("|")
+        columns = header if in_table else ""
+        if in_table and not header:
+            header = " ".join(cell.strip() for cell in raw.strip().strip("|").split("|") if cell.strip())
+        elif not in_table:
+            header = ""
         sources: tuple[str, ...] = ()
         if is_memory:
             bullet = parse_bullet(raw, number)
@@ -231,7 +240,7 @@ def _markdown_drafts(rel: str, text: str) -> list[_Draft]:
         else:
             body = _BULLET_MARK.sub("", shown, count=1).strip()
         drafts.append(_Draft(number, shown[:MAX_TEXT], body[:MAX_BODY], "" if match else heading, sources, day,
-                             title=bool(match)))
+                             title=bool(match), columns=columns[:MAX_NEIGHBOUR]))
     return drafts
 
 
@@ -315,8 +324,8 @@ def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
         for j in range(max(0, i - reach), min(len(drafts), i + reach + 1)):
             if j != i:
                 around.append(drafts[j].body[:MAX_NEIGHBOUR])
-        context = " ".join(p for p in (d.prefix, date, heading, *around) if p)
-        lead = " ".join(p for p in (date, heading) if p)
+        context = " ".join(p for p in (d.prefix, date, heading, d.columns, *around) if p)
+        lead = " ".join(p for p in (date, heading, d.columns) if p)
         day = d.day.toordinal() if d.day else 0
         spans = windows(d.body)
         if len(spans) == 1:

@@ -9,7 +9,7 @@ import os
 from tests.support.files import write
 
 from core.index.filters import SearchFilter, kind_of
-from core.index.lines import file_day, indexed_files, is_indexed
+from core.index.lines import file_day, file_rows, indexed_files, is_indexed
 
 FILES = {
     "MEMORY.md": "# MEMORY\n\n- Maya drinks tea\n",
@@ -100,3 +100,16 @@ def test_a_log_moved_into_a_nested_archive_keeps_being_found(ws, keyword_index):
     assert report.added == ["memory/archive/2026-02/2026-02-04-kiln-repair.md"]
     hit = keyword_index.search("relay", mode="keyword").hits[0]
     assert (hit.path, hit.kind) == ("memory/archive/2026-02/2026-02-04-kiln-repair.md", "daily")
+
+
+def test_a_table_row_is_found_by_its_header_words(ws, keyword_index):
+    text = ("# TOOLS\n\n| bot | 端口 | owner |\n|---|---|---|\n| CHENLU | 18794 | lin |\n"
+            "| BABY | 18795 | wang |\n\nPorts are fixed.\n")
+    write(ws, "TOOLS.md", text)
+    keyword_index.sync()
+    hits = keyword_index.search("CHENLU 端口", mode="keyword").hits
+    assert 5 in [h.line for h in hits[:2]]          # the row holding the port, read with its header
+    assert 6 in [h.line for h in keyword_index.search("owner wang", mode="keyword").hits[:2]]
+    rows = {r.line: r for r in file_rows("TOOLS.md", text)[0]}
+    assert "端口" in rows[6].context and "端口" in rows[6].etext
+    assert "owner" not in rows[8].etext                # the line after the table is not one of its rows
