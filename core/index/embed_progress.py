@@ -45,6 +45,9 @@ def watch_embedding(sync: Callable[[], object], index, say: Callable[[str], None
     """`reverie serve`: bring the index up to date, then report embedding progress whenever lines are pending."""
     try:
         sync()
+        if index.embedder is not None:
+            index.search("warm up", k=1, mode="hybrid")     # the model loads now, not in the first query
+            say("index: up to date; the embedding model is loaded, searches are answered at once")
     except Exception as exc:   # noqa: BLE001 - a background helper: say it, keyword search still answers
         say(f"index: not brought up to date ({exc})")
         return
