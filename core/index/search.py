@@ -268,11 +268,11 @@ class SearchIndex:
     def _model_floor(self, floor: float) -> float:
         """A floor measured on MiniLM's scale, moved to this index's model (calibration.py)."""
         from core.index.calibration import background, model_floor
-        from core.index.embedder import DEFAULT_MODEL
+        from core.index.embedder import BILINGUAL_MODEL, DEFAULT_MODEL
 
         model = self.embedder.model_id
-        if model.split("@", 1)[0] == DEFAULT_MODEL:
-            return floor                      # the scale the floors were measured on
+        if model.split("@", 1)[0] in (DEFAULT_MODEL, BILINGUAL_MODEL):
+            return floor                      # the scale the floors were measured on (bilingual.py: both halves)
         if self._background is None or self._background[0] != model:
             stored = self.db.get_meta("embedding_background", "")
             name, _, value = stored.rpartition("\t")
