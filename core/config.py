@@ -236,14 +236,23 @@ def _build(section: str, values: dict[str, Any]):
 
 
 def load_settings(path: Path) -> Settings:
-    """Settings from a config.toml; defaults when the file does not exist."""
+    """Settings from a config.toml outside a workspace; defaults when the file does not exist. A
+    workspace's own settings are read through core.store.private.read_settings (confined)."""
     if not path.exists():
         return Settings()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return settings_from_toml(path.read_bytes(), path)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+
+
+def settings_from_toml(data: bytes, where: Path | str) -> Settings:
+    """Settings from the bytes of a config.toml (`where` names it in the error)."""
+    try:
+        parsed = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from exc
-    return Settings.from_dict(data, lenient=True)
+        raise ConfigError(f"{where}: not valid TOML ({exc}); fix or delete the file") from exc
+    return Settings.from_dict(parsed, lenient=True)
 
 
 def dump_settings(settings: Settings) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from core.dream.session_facts import lines_hash, read_session_logs
 from core.dream.state import ConsolidationState, parse_time
+from core.secrets import hidden_secret_lines
 from core.store.daily import list_daily_logs
 from core.store.memory_md import strip_comments
 from core.store.paths import WorkspacePaths
@@ -84,11 +85,12 @@ def facts_from_lines(rel_path: str, lines: list[str], start: int, day: str) -> l
     indented lines. Headings, blank lines and comment-only lines are not facts."""
     facts: list[Fact] = []
     span: list[int] = []            # 1-based line numbers of the fact being read
+    hidden = hidden_secret_lines("\n".join(lines))   # a line of a key block is never a fact on its own
 
     def close() -> None:
         if span:
             text = clean_fact_text(" ".join(lines[n - 1].strip() for n in span))
-            if len(text) >= 3:
+            if len(text) >= 3 and not hidden.intersection(span):
                 ref = f"{rel_path}#L{span[0]}" + (f"-L{span[-1]}" if span[-1] != span[0] else "")
                 facts.append(Fact(text=text, sources=(ref,), day=day))
             span.clear()

@@ -34,7 +34,8 @@ PASSWORD_WORDS = (
 # Words for a PIN: a value of four or more digits after them is a secret.
 PIN_WORDS = r"pin(?:\s?codes?|\s?numbers?)?|code pin|pin码|pin碼"
 # Words for an account's login: a `user / password` shape after them.
-LOGIN_WORDS = r"log-?ins?|credentials?|creds|identifiants?|zugangsdaten|credenciales|credenziali|учётные данные"
+LOGIN_WORDS = (r"log-?ins?|credentials?|creds|identifiants?|zugangsdaten|credenciales|credenziali|учётные данные|"
+               r"users?|user ?names?|accounts?|benutzer(?:name)?|utilisateur|usuario|пользователь")
 # Weaker words: a value after them is a secret only when it looks random (a person's "key" is often a door key).
 KEY_WORDS = (
     r"api[\s_-]?keys?|api[\s_-]?tokens?|access[\s_-]?keys?|access[\s_-]?tokens?|secret[\s_-]?keys?|"
@@ -43,7 +44,7 @@ KEY_WORDS = (
 )
 # Words of scripts written without spaces (or with particles glued on) need no word boundary.
 UNSPACED = {"password": "密码|密碼|口令|パスワード|비밀번호|패스워드|암호", "pin": "暗証番号|PIN码|PIN碼",
-            "login": "登录信息|ログイン情報", "key": "密钥|密鑰|令牌|トークン|토큰|APIキー|API키"}
+            "login": "登录信息|ログイン情報|用户名|用户|用戶名|用戶|账号|帳號|ユーザー名|ユーザー|사용자", "key": "密钥|密鑰|令牌|トークン|토큰|APIキー|API키"}
 CLASSES = (("password", PASSWORD_WORDS), ("pin", PIN_WORDS), ("login", LOGIN_WORDS), ("key", KEY_WORDS))
 
 
@@ -75,9 +76,10 @@ NEAR_CHARS = 80         # a random token counts as near a word within this dista
 
 # A value: one run without spaces, quotes, backslashes or CJK punctuation (so a value inside a JSON
 # string, `\"Hunter22!\"`, is the value alone and its redaction leaves the JSON valid).
-VALUE = re.compile(r"\\?[\"'`“‘«<(]?(?P<v>[^\s\"'`“”‘’«»<>()\[\]{}，。、；：！？\\]+)")
+VALUE = re.compile(r"\\?[\"'`“‘«<(]?(?P<v>[^\s\"'`“”‘’«»<>，。、；：！？\\]+)")
 TOKEN = re.compile(r"[A-Za-z0-9_\-+/=.~!#$%^&*]+")
 TRAIL = ".,;:?)]}\"'"
+CLOSERS = {")": "(", "]": "[", "}": "{"}
 # Between a user name and its password: "user / pass", "user, password pass", "user pw: pass".
 PW_WORD = r"(?:password|passwort|pass|pwd|pw|mot de passe|senha|contraseña|wachtwoord|пароль|密码)"
 CONNECTOR = re.compile(rf"\s*[/,;|:]\s*(?:{PW_WORD}\s*[:=]?\s*)?|\s+{PW_WORD}\s*[:=]?\s*", re.IGNORECASE)
@@ -90,7 +92,10 @@ NOT_VALUE = [re.compile(p, re.IGNORECASE) for p in (
     r"^(?:sha\d*|md5):",                                 # a key fingerprint is public
     r"^[a-z][a-z0-9+.-]*://[^@]*$",                     # a URL without credentials
     r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$",                     # an e-mail address
-    r"^(?:~|\.{1,2})?/|^[a-z]:\\|^[\w.-]+(?:/[\w.-]+)+/?$",   # a path
+    # A path: absolute, from home or from here, or relative with word-only folders or a file extension
+    # ("docs/setup", "src/app.py"); a run with digits or symbols between slashes is not ("wJalr/K7MDENG/bPx...").
+    r"^(?:~|\.{1,2})?/|^[a-z]:\\|^(?:[a-z_-]+/)+[a-z_-]*$|^[\w.-]+(?:/[\w.-]+)*\.[a-z][a-z0-9]{0,4}$",
+    r"^[a-z]{1,4}-[0-9a-f]{6,24}(?:-\d+)?(?:~[\d-]+)?$",   # an id Reverie makes (m-aee548, j-3b72..., ho-...)
     r"^v?\d+(?:\.\d+)+(?:[-+.][\w.]+)?$",                # a version
     r"^\d{4}-\d{2}-\d{2}|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$|^\d{1,2}:\d{2}",   # a date, a time
     r"^[$€£¥₹]\s?\d|^\d+(?:[.,]\d+)*\s?(?:[$€£¥%]|eur|usd|k|m|ms|s|h|d|gb|mb|kb|px)?$",  # a price, an amount
@@ -132,6 +137,13 @@ PREFIXED_KINDS = [kind for kind, _p in PREFIXED_SHAPES]
 PREFIXED = re.compile(r"(?=[gxsprAyhne])(?:" + "|".join(f"(?P<p{n}>{p})" for n, (_k, p) in enumerate(PREFIXED_SHAPES))
                        + ")")
 URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:(?P<v>[^\s/@]+)@[^\s/@]", re.IGNORECASE)
+# The same without a scheme: "postgres:s3cr3t@db.internal:5432".
+BARE_URL_PASSWORD = re.compile(r"(?<![\w/:@.-])[a-z][\w.-]{0,63}:(?P<v>[^\s/@:]{3,128})@[a-z0-9-]+(?:\.[a-z0-9-]+)*"
+                               r"(?::\d+)?(?![\w@])", re.IGNORECASE)
+# An account and its password in brackets: "(admin/admin123)", "（root / Passw0rd）".
+BRACKET_PAIR = re.compile(r"[(（\[]\s*(?P<u>[\w.@+-]{2,40})\s*/\s*(?P<v>[^\s()（）\[\]/]{4,64})\s*[)）\]]")
+ACCOUNT_NAMES = frozenset({"admin", "administrator", "root", "user", "guest", "test", "demo", "postgres", "sa",
+                           "ubuntu", "pi", "oracle", "mysql", "elastic", "operator", "superuser", "sysadmin"})
 # Prefixed shapes that need a random tail (no "sk-learn-compatible" words).
 NEEDS_RANDOM_TAIL = {"api key", "dropbox token", "slack token"}
 
@@ -148,15 +160,20 @@ UNSPACED_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\u
 
 
 def clean(value: str) -> tuple[int, str]:
-    """(characters cut from the front, the value without quotes and trailing punctuation)."""
+    """(characters cut from the front, the value without quotes and trailing punctuation); a closing
+    bracket the value opened itself is part of it ("P@ss[w0rd]")."""
     glued = UNSPACED_SCRIPT.search(value)
     if glued and glued.start() > 0:
         value = value[:glued.start()]   # "パスワードはsakura2024です": the particle is not the password
     elif glued:
         return 0, value                 # CJK prose after the word: no typed value
-    stripped = value.rstrip(TRAIL)
-    lead = len(stripped) - len(stripped.lstrip("\"'`“‘«(<"))
-    return lead, stripped[lead:]
+    lead = len(value) - len(value.lstrip("\"'`“‘«(<"))
+    value = value[lead:]
+    end = len(value.rstrip(TRAIL))
+    while end < len(value) and value[end] in CLOSERS and \
+            value[:end].count(CLOSERS[value[end]]) > value[:end].count(value[end]):
+        end += 1                        # "P@ss[w0rd]": the bracket closes one the value opened
+    return lead, value[:end]
 
 
 def is_not_value(value: str) -> bool:
@@ -179,6 +196,14 @@ def password_like(value: str) -> bool:
         return False
     letter, digit, symbol, inner_upper = classes(value)
     return letter and (digit or symbol or inner_upper)
+
+
+def passphrase_like(value: str, *, assigned: bool) -> bool:
+    """A password of letters only ("correcthorsebatterystaple"): after an assignment (`DB_PASSWORD=`) a run
+    of six or more; in prose ("the password is ..."), one longer than ordinary words (16 or more)."""
+    if not value.isalpha() or is_not_value(value):
+        return False
+    return len(value) >= (6 if assigned else 16)
 
 
 def pin_like(value: str) -> bool:

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Callable, ContextManager
 
 from core.cancel import CancelToken
-from core.config import load_settings
 from core.dream.gates import dream_due, maintenance_due
 from core.dream.idle import IdleMonitor
 from core.dream.maintenance import maintain
 from core.dream.state import load_state
 from core.errors import CoreError, ModelCancelled
 from core.store.locks import lock_if_free
+from core.store.private import read_settings
 
 BACKOFF_S = 600.0        # after a failed tick, wait this long before trying again (not every tick)
 SCHEDULER_LOCK = "scheduler.lock"
@@ -75,7 +75,7 @@ class Daemon:
     def _reload_settings(self) -> None:
         """Settings changed in the app apply to the next tick; a broken file keeps the last good ones."""
         try:
-            self.ws.settings = load_settings(self.ws.paths.config_toml)
+            self.ws.settings = read_settings(self.ws.paths)
         except CoreError as exc:
             self.report(f"settings not reloaded: {exc}")
         self.monitor.idle_seconds_needed = self._idle_minutes() * 60.0

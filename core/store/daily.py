@@ -16,7 +16,7 @@ from pathlib import Path
 from core.errors import CoreError
 from core.secrets import redact_count
 from core.store.atomic import append_durable, fsync_dir
-from core.store.fileio import confined_glob, read_bytes
+from core.store.fileio import confined_glob, make_folder, read_bytes
 from core.store.paths import WorkspacePaths, confine, daily_date, inside
 from core.store.textio import escape_controls
 
@@ -90,8 +90,7 @@ def archive_daily_log(paths: WorkspacePaths, rel_path: str) -> str:
     source = confine(paths.root, rel_path)
     if source.parent != paths.memory_dir.resolve() or daily_date(source) is None:
         raise CoreError(f"{rel_path} is not a daily log in memory/")
-    archive = inside(paths.root, paths.archive_dir)     # an archive/ that is a link out is refused
-    archive.mkdir(parents=True, exist_ok=True)
+    archive = make_folder(paths.root, paths.archive_dir)     # an archive/ that is a link out is refused
     target = archive / source.name
     if target.exists():
         # Both exist (an agent re-created an archived day): keep both, the newer under a suffix.

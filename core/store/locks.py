@@ -11,16 +11,14 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-from core.store.fileio import open_fd, storage_error
+from core.store.dirfd import root_of
+from core.store.fileio import open_in
 
 
 def _open_lock(lock_path: Path) -> int:
-    """The lock file, made when missing; a read-only workspace is one clear StorageError."""
-    try:
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise storage_error(exc, lock_path, writing=True) from exc
-    return open_fd(lock_path, os.O_RDWR | os.O_CREAT)
+    """The lock file (and its folders), made when missing inside the workspace that holds its `.reverie/`
+    and never through a link; a read-only workspace is one clear StorageError."""
+    return open_in(root_of(lock_path), lock_path, os.O_RDWR | os.O_CREAT)
 
 
 @contextlib.contextmanager
