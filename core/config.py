@@ -75,6 +75,7 @@ class MemorySettings:
     session_cache_size: int = 10
     near_duplicate_cosine: float = 0.95
     anchor_every_steps: int = 5
+    mask_secrets: bool = True            # agents read secret values as [redacted <kind>] (MCP reads and resources)
 
 
 @dataclass(frozen=True)

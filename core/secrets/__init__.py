@@ -30,7 +30,7 @@ from core.secrets.shapes import (ACCOUNT_NAMES, BARE_URL_PASSWORD, BRACKET_PAIR,
                                  passphrase_like, password_like, pin_like, random_like, strong_password)
 
 __all__ = ["SecretHit", "find_secrets", "holds_secret", "redact", "redact_count", "REDACTED", "secret_lines",
-           "hidden_secret_lines", "mask_secrets"]
+           "hidden_secret_lines", "mask_secrets", "mask_line", "mask_window"]
 
 REDACTED = "[redacted {kind}]"
 _MARKER = re.compile(r"\[redacted [^\]\n]{1,40}\]")
@@ -232,4 +232,5 @@ def redact_count(text: str) -> tuple[str, int]:
     return text, count
 
 
-from core.secrets.masking import hidden_secret_lines, mask_secrets, secret_lines   # noqa: E402 - they build on find_secrets above
+from core.secrets.masking import (hidden_secret_lines, mask_line, mask_secrets, mask_window,  # noqa: E402
+                                  secret_lines) - they build on find_secrets above

@@ -80,3 +80,19 @@ def hidden_secret_lines(text: str) -> set[int]:
     block): a reader that judges one line at a time must leave them out."""
     lines = text.split("\n")
     return {n for n in secret_lines(text) if not find_secrets(lines[n - 1])}
+
+
+def mask_line(text: str) -> str:
+    """One line shown without its file (a search hit): its secret values masked, and a line that is
+    nothing but key material masked whole (it may be a line of a key block whose header is elsewhere)."""
+    if _KEY_MATERIAL.match(text):
+        return REDACTED.format(kind="key material")
+    return mask_secrets(text)
+
+
+def mask_window(lines: list[str], first: int, last: int, margin: int = 64) -> list[str]:
+    """lines[first:last] masked as mask_secrets would mask them in the whole file, reading only `margin`
+    lines around them (a key block is shorter), so a read of a few lines of a huge file stays cheap."""
+    lo, hi = max(0, first - margin), min(len(lines), last + margin)
+    masked = mask_secrets("\n".join(lines[lo:hi])).split("\n")
+    return masked[first - lo:last - lo]
