@@ -18,8 +18,18 @@ from core.errors import CoreError
 EXIT_ERROR = 2
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line (what is wrong, and where help is), like every other error."""
+
+    def error(self, message: str):
+        hint = ""
+        if "unrecognized arguments: -" in message or "the following arguments are required" in message:
+            hint = "; a value that starts with '-' goes after `--`"
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {' '.join(message.split())}{hint} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="reverie", description="Reverie: an AI agent's long-term memory, on your machine.")
+    parser = OneLineParser(prog="reverie", description="Reverie: an AI agent's long-term memory, on your machine.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):

@@ -60,13 +60,16 @@ class _TempGone(Exception):
 def _target(path: Path, root: Path | None) -> tuple[Path, Path]:
     """(the root to walk from, where to write `path`: its real location inside `root`). Without a root,
     a path with any symbolic link in it is refused (nothing to judge the link's target against) and
-    its own folder is the root."""
+    its nearest existing folder is the root."""
     if root is not None:
         return root, inside(root, path)
     real = Path(os.path.realpath(path))
     if real != Path(os.path.abspath(path)):
         raise PathEscapeError(f"{path} goes through a symbolic link; Reverie writes only to real paths")
-    return real.parent, real
+    base = real.parent
+    while not base.is_dir() and base != base.parent:
+        base = base.parent          # folders still to make are made on the way down, never through a link
+    return base, real
 
 
 def atomic_write(path: Path, data: bytes | str, *, root: Path | None = None) -> None:
@@ -131,6 +134,44 @@ def _replace(folder: int, name: str, target: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     _full_fsync(folder)
+
+
+def check_writable(path: Path, *, root: Path | None = None) -> Path:
+    """Where a write of `path` would go, or the PathEscapeError it would meet: check before side work
+    (a backup) that must not happen for a write that will be refused."""
+    base, target = _target(path, root)
+    try:
+        current = os.lstat(target)
+    except FileNotFoundError:
+        return target
+    refuse_hard_links(current, str(target))
+    return target
+
+
+def write_new(path: Path, data: bytes) -> Path:
+    """Write `data` to a new file at `path`, or at `path-2`, `path-3`, ... when that name is taken: never
+    over an existing file, never through a link. Returns the path written."""
+    base, target = _target(path, None)
+    with _folder(base, target) as (folder, name):
+        for attempt in range(1, 1000):
+            candidate = name if attempt == 1 else f"{name}-{attempt}"
+            try:
+                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC, 0o600,
+                             dir_fd=folder)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise storage_error(exc, target.parent / candidate, writing=True) from exc
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                _full_fsync(fd)
+            finally:
+                os.close(fd)
+            _full_fsync(folder)
+            return target.parent / candidate
+    raise CoreError(f"cannot write {path}: a thousand files of that name are already there")
 
 
 def sweep_temp_files(root: Path, folders: list[Path]) -> list[Path]:

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+from core.errors import CoreError
 from core.store.dirfd import root_of
 from core.store.fileio import open_in
 
@@ -34,8 +35,9 @@ def locked(lock_path: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def lock_if_free(lock_path: Path) -> Iterator[bool]:
-    """The lock if nobody holds it (yields True), else at once False: for work that must not queue."""
+def lock_if_free(lock_path: Path, owner: str = "") -> Iterator[bool]:
+    """The lock if nobody holds it (yields True), else at once False: for work that must not queue.
+    The holder writes its pid and `owner` into the lock file, so the one refused can say who holds it."""
     fd = _open_lock(lock_path)
     try:
         try:
@@ -43,6 +45,22 @@ def lock_if_free(lock_path: Path) -> Iterator[bool]:
         except BlockingIOError:
             yield False
             return
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {owner}".strip().encode("utf-8") + b"\n", 0)
         yield True
     finally:
         os.close(fd)     # closing releases the lock
+
+
+def lock_holder(lock_path: Path) -> tuple[int, str]:
+    """(pid, owner) the holder of `lock_path` wrote (0, "") when nothing readable is there."""
+    try:
+        fd = _open_lock(lock_path)
+    except CoreError:
+        return 0, ""
+    try:
+        text = os.pread(fd, 256, 0).decode("utf-8", errors="replace").strip()
+    finally:
+        os.close(fd)
+    pid, _sep, owner = text.partition(" ")
+    return (int(pid), owner) if pid.isdigit() else (0, "")
