@@ -232,5 +232,6 @@ def redact_count(text: str) -> tuple[str, int]:
     return text, count
 
 
+# They build on find_secrets above.
 from core.secrets.masking import (hidden_secret_lines, mask_line, mask_secrets, mask_window,  # noqa: E402
-                                  secret_lines) - they build on find_secrets above
+                                  secret_lines)

@@ -63,7 +63,10 @@ def _refused(exc: OSError, where: str) -> Exception:
 def open_folder(root: Path, parts: list[str], *, create: bool = False) -> int:
     """A descriptor of root/parts..., each folder opened without following a link; with `create`,
     missing folders are made on the way (mkdirat)."""
-    fd = os.open(os.path.realpath(root), os.O_RDONLY | DIRECTORY | CLOEXEC)
+    base = os.path.realpath(root)
+    if create:
+        os.makedirs(base, exist_ok=True)     # the root itself is the caller's choice (links above it are theirs)
+    fd = os.open(base, os.O_RDONLY | DIRECTORY | CLOEXEC)
     try:
         for index, name in enumerate(parts):
             if name in ("", ".", ".."):
