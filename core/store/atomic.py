@@ -228,6 +228,13 @@ def _remove_orphan(path: Path) -> bool:
 
 def append_durable(path: Path, text: str, *, root: Path | None = None) -> int:
     """Append `text` (one write, flushed and fsynced). Returns the byte offset where `text` starts."""
+    return append_counted(path, text, root=root, count=False)[0]
+
+
+def append_counted(path: Path, text: str, *, root: Path | None = None, count: bool = True) -> tuple[int, int]:
+    """Append `text` like append_durable; returns (the byte offset where it starts, how many lines the file
+    held before it), both read from the file this call wrote, under its lock (never by a second open
+    of the path, which may lead elsewhere by then)."""
     data = text.encode("utf-8")
     base, target = _target(path, root)
     fd = _open_current_locked(base, target)
@@ -238,15 +245,28 @@ def append_durable(path: Path, text: str, *, root: Path | None = None) -> int:
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
             offset += 1
+        lines = _count_newlines(fd, size) + (offset - size) if count else 0
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
         _full_fsync(fd)
-        return offset
+        return offset, lines
     except OSError as exc:
         raise storage_error(exc, path, writing=True) from exc
     finally:
         os.close(fd)  # closing releases the flock
+
+
+def _count_newlines(fd: int, size: int, block: int = 1 << 20) -> int:
+    """Newlines in the first `size` bytes of `fd`, read a block at a time (a huge log never sits in memory)."""
+    total = position = 0
+    while position < size:
+        chunk = os.pread(fd, min(block, size - position), position)
+        if not chunk:
+            break
+        total += chunk.count(b"\n")
+        position += len(chunk)
+    return total
 
 
 def _open_current_locked(base: Path, path: Path) -> int:

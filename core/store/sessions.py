@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from core.store.atomic import append_durable, atomic_write, fsync_dir
+from core.store.atomic import append_counted, atomic_write, fsync_dir
 from core.store.fileio import confined_glob, read_bytes
 from core.store.jsonsafe import parse_json_line
 from core.store.locks import locked
@@ -76,8 +76,7 @@ def append_jsonl(path: Path, objects: Iterable[dict[str, Any]], *, root: Path | 
     text = "".join(jsonl_line(obj) for obj in objects)
     if not text:
         return 0
-    offset = append_durable(path, text, root=root)
-    return read_bytes(root or path.parent, path)[:offset].count(b"\n") + 1
+    return append_counted(path, text, root=root)[1] + 1
 
 
 @dataclass(frozen=True)
