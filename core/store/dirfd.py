@@ -20,6 +20,7 @@ import contextlib
 import errno
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -107,6 +108,9 @@ def folder_of(root: Path, real: Path, *, create: bool = False) -> Iterator[tuple
     parts = parts_under(root, real)
     if not parts:
         raise PathEscapeError(f"{real} is the workspace itself, not a file in it")
+    # The opens below name files relative to a folder descriptor; this event names the whole path
+    # for an audit hook (the tests' proof that nothing outside the workspace is touched).
+    sys.audit("reverie.open", os.path.join(os.path.realpath(root), *parts))
     fd = open_folder(root, parts[:-1], create=create)
     try:
         yield fd, parts[-1]
