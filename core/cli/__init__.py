@@ -21,10 +21,15 @@ EXIT_ERROR = 2
 class OneLineParser(argparse.ArgumentParser):
     """A usage error is one line (what is wrong, and where help is), like every other error."""
 
+    argv: list[str] = []          # the arguments being parsed (set by main), to name one taken for an option
+
     def error(self, message: str):
+        unknown = [a for a in self.argv if a.startswith("-") and a != "--" and not a[1:2].isdigit()
+                   and a.split("=", 1)[0] not in self._option_string_actions]
         hint = ""
-        if "unrecognized arguments: -" in message or "the following arguments are required" in message:
-            hint = "; a value that starts with '-' goes after `--`"
+        if unknown and ("unrecognized arguments" in message or "arguments are required" in message):
+            hint = (f"; {unknown[0]!r} is not an option: a value that starts with '-' goes after `--` "
+                    f"({self.prog} ... -- {unknown[0]})")
         self.exit(EXIT_ERROR, f"{self.prog}: error: {' '.join(message.split())}{hint} (see `{self.prog} --help`)\n")
 
 
@@ -61,6 +66,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    OneLineParser.argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     warnings.showwarning = _show_warning
     try:
