@@ -176,7 +176,7 @@ class Daemon:
                 raise AlreadyServing(f"`reverie serve` already runs for {self.ws.root} (pid {pid}); "
                                      "stop it first, or let it do the work")
             if not waiting_said:
-                self.report("another scheduler (the app or `reverie serve`) runs for this workspace; waiting")
+                self.report("the app schedules this workspace; waiting until it lets go")
                 waiting_said = True
             self.cancel.wait(interval_s)
         self.report("stopped")

@@ -91,9 +91,8 @@ def test_an_mcp_agent_searching_holds_dreams_off_then_serve_proposes_one_after_i
         assert agents["probe-agent"].kind == "session_end"       # the client went away ...
         assert load_state(paths).sessions_since == 1             # ... and its session counts toward the gate
 
-        _wait_for(lambda: "another scheduler" in second_out.read_text(encoding="utf-8"), "the second serve to wait")
-        assert _stop(second) == 0
-        assert "stopped" in second_out.read_text(encoding="utf-8")
+        assert second.wait(timeout=WAIT_S) == 2          # a second serve refuses at once, naming the first
+        assert f"pid {first.pid}" in second_out.read_text(encoding="utf-8")
 
         _wait_for(lambda: proposal_ids(paths), "a dream proposal after idle")
         _wait_for(lambda: "waiting for review" in serve_out.read_text(encoding="utf-8"), "serve to report it")
