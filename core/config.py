@@ -91,6 +91,8 @@ class DreamSettings:
     relevance_days: float = 7.0         # proposed (held) as drops; 0 turns it off; "recent" = these days
     relevance_min_age_days: float = 30.0    # a bullet younger than this is never suggested: not stale yet
     relevance_max_suggestions: int = 5      # per dream, the least related first: a review stays short
+    max_input_bytes: int = 10_000_000       # a MEMORY.md or new daily log over this: the dream refuses, saying so
+    max_memory_lines: int = 5_000           # a MEMORY.md longer than this: the dream refuses (it compares every pair)
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,7 @@ class SearchSettings:
     default_mode: str = "hybrid"
     embedding_model: str = ""                   # "" = bundled all-MiniLM-L6-v2; else a sentence-transformers path
     recency_half_life_days: float = 0.0         # 0 = no recency weighting
+    large_file_bytes: int = 10_000_000          # a file over this is indexed in blocks, keyword search only
 
 
 # Settings whose value is one of a few words ("" = the default choice where allowed).

@@ -154,6 +154,7 @@ class SearchIndex:
         self.worker = EmbeddingWorker(self.db, embedder, vector_path, background=background)
         self.syncer = Syncer(self.root, self.db, self.options, on_deleted=self.worker.delete,
                              on_pending=self.worker.wake)
+        self.syncer.large_file_bytes = self.settings.large_file_bytes
         self.worker.start()
 
     def _check_versions(self) -> None:
