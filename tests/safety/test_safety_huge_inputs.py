@@ -133,3 +133,40 @@ def test_a_dream_refuses_a_log_over_the_limit_before_reading_it(tmp_path):
             "# today\n\n" + "".join(f"- fact {n} about the heron survey\n" for n in range(200)), encoding="utf-8")
         with pytest.raises(InputTooLargeError, match="max_input_bytes"):
             run_dream(ws, None, dry_run=True)
+
+
+def test_a_file_over_the_limit_is_indexed_in_blocks_with_true_line_numbers_and_grows_by_its_tail(tmp_path, monkeypatch):
+    """The streaming path at a size a quick run can afford (a 2,000-byte limit, 25-line blocks)."""
+    from core.config import SearchSettings
+    from core.index import large
+    from core.index.search import SearchIndex
+
+    monkeypatch.setattr(large, "BLOCK_LINES", 25)
+    root = tmp_path / "ws"
+    Workspace.create(root).close()
+    log = root / "memory" / "2026-12-01.md"
+    lines = ["# 2026-12-01", ""] + [f"## Topic {n // 40}" if n % 40 == 0 else f"- entry {n} about the rota"
+                                    for n in range(200)] + [f"- the one line that names {NEEDLE}"]
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index = SearchIndex(root, root / ".reverie" / "index.db", SearchSettings(large_file_bytes=2000), embedder=False,
+                        background=False)
+    try:
+        report = index.syncer.sync()
+        assert any("large_file_bytes" in problem for problem in report.problems)
+        [hit] = [h for h in index.search(NEEDLE, mode="keyword").hits if NEEDLE in h.text]
+        assert hit.line == len(lines)                              # the file's own line number, across blocks
+        row = index.db.conn().execute("SELECT line, vec FROM lines WHERE text LIKE '%entry 95 %'").fetchone()
+        assert row == (lines.index("- entry 95 about the rota") + 1, large.KEYWORD_ONLY)
+        context = index.db.conn().execute("SELECT context FROM lines_fts WHERE body LIKE '%entry 95 %'").fetchone()[0]
+        assert "Topic 2" in context                                # the heading carried over the block boundary
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write("- appended after indexing: quixotic\n")
+        grown = index.syncer.sync()
+        assert grown.rows_written == 1 and grown.rows_deleted == 0   # only the new line was read and added
+        [new] = [h for h in index.search("quixotic", mode="keyword").hits]
+        assert new.line == len(lines) + 1
+        log.write_text("# rewritten\n\n- one short line\n" * 200, encoding="utf-8")
+        rewritten = index.syncer.sync()
+        assert rewritten.rows_deleted > 200 and not index.search(NEEDLE, mode="keyword").hits
+    finally:
+        index.close()
