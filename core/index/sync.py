@@ -264,7 +264,8 @@ class Syncer:
                          [(top + n, rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext,
                            row.fhash, KEYWORD_ONLY) for n, row in enumerate(rows, start=1)])
         conn.executemany("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
-                         [(top + n, cjk.expand(row.body), cjk.expand(row.context)) for n, row in enumerate(rows, start=1)])
+                         [(top + n, cjk.expand(row.body), cjk.expand(row.context))
+                          for n, row in enumerate(rows, start=1)])
 
     def _clear(self, rel: str) -> int:
         """Delete every row of `rel` in SQL (a huge file's ids are never all held); returns how many."""

@@ -24,10 +24,11 @@ import itertools
 import re
 
 from core.secrets.plugins import DS_CANDIDATE, detect_secrets_hits
-from core.secrets.shapes import (ACCOUNT_NAMES, BARE_URL_PASSWORD, BRACKET_PAIR, COMMIT_WORD, CONNECTOR, GAP_CHARS,
+from core.secrets.shapes import (ACCOUNT_NAMES, ACCOUNT_PAIR, BARE_URL_PASSWORD, BRACKET_PAIR, COMMIT_WORD, CONNECTOR, GAP_CHARS,
                                  KEYWORD, NEAR_CHARS, NEEDS_RANDOM_TAIL, PREFIXED, PREFIXED_KINDS, PRIVATE_KEY,
-                                 SENTENCE_END, SEPARATOR, TOKEN, TRAIL, URL_PASSWORD, VALUE, SecretHit, clean, is_login_name,
-                                 passphrase_like, password_like, pin_like, random_like, strong_password)
+                                 SENTENCE_END, SEPARATOR, TOKEN, TRAIL, URL_PASSWORD, VALUE, SecretHit, clean,
+                                 is_login_name, passphrase_like, password_like, pin_like, random_like,
+                                 strong_password)
 
 __all__ = ["SecretHit", "find_secrets", "holds_secret", "redact", "redact_count", "REDACTED", "secret_lines",
            "hidden_secret_lines", "mask_secrets", "mask_line", "mask_window"]
@@ -189,6 +190,11 @@ def _candidates(text: str, offset: int) -> list[tuple[int, SecretHit]]:
     for m in BARE_URL_PASSWORD.finditer(text):
         if password_like(m.group("v")):
             candidates.append((0, SecretHit("password", offset + m.start("v"), offset + m.end("v"))))
+    for m in ACCOUNT_PAIR.finditer(text):
+        value = clean(m.group("v"))[1]
+        if password_like(value):
+            start = m.start("v") + clean(m.group("v"))[0]
+            candidates.append((1, SecretHit("password", offset + start, offset + start + len(value))))
     for m in BRACKET_PAIR.finditer(text):
         account = m.group("u").lower() in ACCOUNT_NAMES or is_login_name(m.group("u"))
         if password_like(m.group("v")) and (account or KEYWORD.search(text, max(0, m.start() - NEAR_CHARS),

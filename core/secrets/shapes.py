@@ -34,8 +34,7 @@ PASSWORD_WORDS = (
 # Words for a PIN: a value of four or more digits after them is a secret.
 PIN_WORDS = r"pin(?:\s?codes?|\s?numbers?)?|code pin|pin码|pin碼"
 # Words for an account's login: a `user / password` shape after them.
-LOGIN_WORDS = (r"log-?ins?|credentials?|creds|identifiants?|zugangsdaten|credenciales|credenziali|учётные данные|"
-               r"users?|user ?names?|accounts?|benutzer(?:name)?|utilisateur|usuario|пользователь")
+LOGIN_WORDS = r"log-?ins?|credentials?|creds|identifiants?|zugangsdaten|credenciales|credenziali|учётные данные"
 # Weaker words: a value after them is a secret only when it looks random (a person's "key" is often a door key).
 KEY_WORDS = (
     r"api[\s_-]?keys?|api[\s_-]?tokens?|access[\s_-]?keys?|access[\s_-]?tokens?|secret[\s_-]?keys?|"
@@ -44,7 +43,7 @@ KEY_WORDS = (
 )
 # Words of scripts written without spaces (or with particles glued on) need no word boundary.
 UNSPACED = {"password": "密码|密碼|口令|パスワード|비밀번호|패스워드|암호", "pin": "暗証番号|PIN码|PIN碼",
-            "login": "登录信息|ログイン情報|用户名|用户|用戶名|用戶|账号|帳號|ユーザー名|ユーザー|사용자", "key": "密钥|密鑰|令牌|トークン|토큰|APIキー|API키"}
+            "login": "登录信息|ログイン情報", "key": "密钥|密鑰|令牌|トークン|토큰|APIキー|API키"}
 CLASSES = (("password", PASSWORD_WORDS), ("pin", PIN_WORDS), ("login", LOGIN_WORDS), ("key", KEY_WORDS))
 
 
@@ -92,9 +91,8 @@ NOT_VALUE = [re.compile(p, re.IGNORECASE) for p in (
     r"^(?:sha\d*|md5):",                                 # a key fingerprint is public
     r"^[a-z][a-z0-9+.-]*://[^@]*$",                     # a URL without credentials
     r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$",                     # an e-mail address
-    # A path: absolute, from home or from here, or relative with word-only folders or a file extension
-    # ("docs/setup", "src/app.py"); a run with digits or symbols between slashes is not ("wJalr/K7MDENG/bPx...").
-    r"^(?:~|\.{1,2})?/|^[a-z]:\\|^(?:[a-z_-]+/)+[a-z_-]*$|^[\w.-]+(?:/[\w.-]+)*\.[a-z][a-z0-9]{0,4}$",
+    r"^(?:~|\.{1,2})?/|^[a-z]:\\|^[\w.-]+(?:/[\w.-]+)*\.[a-z][a-z0-9]{0,4}$",   # a path (absolute, a file)
+    r"^(?:[a-z0-9-]+\.)+[a-z]{2,}(?:[/:]\S*)?$",      # a host name, maybe with its path
     r"^[a-z]{1,4}-[0-9a-f]{6,24}(?:-\d+)?(?:~[\d-]+)?$",   # an id Reverie makes (m-aee548, j-3b72..., ho-...)
     r"^v?\d+(?:\.\d+)+(?:[-+.][\w.]+)?$",                # a version
     r"^\d{4}-\d{2}-\d{2}|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$|^\d{1,2}:\d{2}",   # a date, a time
@@ -140,6 +138,11 @@ URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:(?P<v>[^\s/@]+)@[^\s
 # The same without a scheme: "postgres:s3cr3t@db.internal:5432".
 BARE_URL_PASSWORD = re.compile(r"(?<![\w/:@.-])[a-z][\w.-]{0,63}:(?P<v>[^\s/@:]{3,128})@[a-z0-9-]+(?:\.[a-z0-9-]+)*"
                                r"(?::\d+)?(?![\w@])", re.IGNORECASE)
+# An account named by a user word and its password after it: "用户: root / Tr0ub4dor", "user=admin, pw: ...".
+ACCOUNT_PAIR = re.compile(r"(?<![^\W\d_])(?:user(?:name)?|account|benutzer(?:name)?|utilisateur|usuario|用户名?|用戶名?|"
+                          r"账号|帳號|ユーザー名?|사용자)\s*[:：=]\s*[\w.@+-]{2,64}\s*[/,|，]\s*"
+                          r"(?:(?:password|passwort|pass|pwd|pw|密码|密碼)\s*[:：=]?\s*)?(?P<v>[^\s,，。;；]{4,64})",
+                          re.IGNORECASE)
 # An account and its password in brackets: "(admin/admin123)", "（root / Passw0rd）".
 BRACKET_PAIR = re.compile(r"[(（\[]\s*(?P<u>[\w.@+-]{2,40})\s*/\s*(?P<v>[^\s()（）\[\]/]{4,64})\s*[)）\]]")
 ACCOUNT_NAMES = frozenset({"admin", "administrator", "root", "user", "guest", "test", "demo", "postgres", "sa",
@@ -176,7 +179,16 @@ def clean(value: str) -> tuple[int, str]:
     return lead, value[:end]
 
 
-def is_not_value(value: str) -> bool:
+# A relative path of names ("docs/setup", "openai-codex/gpt-5.4", "project/pr_Gq.../trs_5r..."): not a key or
+# a login, but a password told as one may hold "/" ("the vault password is abc/def123").
+RELATIVE_PATH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
+# A standard base64 run: a secret access key ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), not a path.
+BASE64_RUN = re.compile(r"^[A-Za-z0-9+/]{30,}={0,2}$")
+
+
+def is_not_value(value: str, *, password: bool = False) -> bool:
+    if not password and RELATIVE_PATH.match(value) and not BASE64_RUN.match(value):
+        return True
     return any(p.search(value) for p in NOT_VALUE)
 
 
@@ -192,9 +204,11 @@ def classes(value: str) -> tuple[bool, bool, bool, bool]:
 def password_like(value: str) -> bool:
     if value.isdigit():   # a numeric passcode, though never a year
         return len(value) >= 6
-    if len(value) < 6 or is_not_value(value):
+    if len(value) < 6 or is_not_value(value, password=True):
         return False
     letter, digit, symbol, inner_upper = classes(value)
+    if RELATIVE_PATH.match(value) and all(re.sub(r"[-_.]", "", part).isalpha() for part in value.split("/") if part):
+        return False           # "docs/setup", "notes/team-wiki": folder names, not a password
     return letter and (digit or symbol or inner_upper)
 
 

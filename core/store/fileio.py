@@ -2,8 +2,8 @@
 
 `core.store.paths.inside` decides where a path really is; this module opens it walking from the
 workspace root by directory descriptors (core/store/dirfd.py), so a link planted in any folder
-of the path between the check and the open is refused rather than followed. OS errors become StorageError / PathEscapeError with one
-line that says what is wrong (a read-only workspace, a path too long), never a traceback.
+of the path between the check and the open is refused rather than followed. OS errors become
+StorageError / PathEscapeError with one line that says what is wrong (a read-only workspace, a path too long), never a traceback.
 """
 from __future__ import annotations
 

@@ -46,7 +46,8 @@ def check_dream_inputs(paths: WorkspacePaths, settings, since_mtime: float = 0.0
         lines = count_lines(paths.memory_md, max_lines)
         if lines > max_lines:
             raise InputTooLargeError(f"MEMORY.md has over {max_lines:,} lines, more than a dream compares "
-                                     "(dream.max_memory_lines): move old sections into another file, or raise the setting")
+                                     "(dream.max_memory_lines): move old sections into another file, "
+                                     "or raise the setting")
     for log in list_daily_logs(paths):
         try:
             stat = os.stat(log.path)
