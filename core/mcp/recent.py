@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from core.secrets import mask_secrets
+from core.secrets import mask_secrets, mask_window
 from core.store.activity import last_by_agent
 from core.store.memory_md import strip_comments
 
@@ -25,7 +25,8 @@ def memory_recent(ws, days: int = 7, *, today: dt.date | None = None) -> dict[st
     first = today - dt.timedelta(days=days - 1)
     since = dt.datetime.combine(first, dt.time(), dt.datetime.now().astimezone().tzinfo)
     budget = [MAX_CHARS]
-    shown = mask_secrets if ws.settings.memory.mask_secrets else str   # what an agent may read
+    masking = ws.settings.memory.mask_secrets
+    shown = mask_secrets if masking else str   # what an agent may read
 
     def take(text: str) -> bool:
         budget[0] -= len(text) + 1
@@ -36,8 +37,10 @@ def memory_recent(ws, days: int = 7, *, today: dt.date | None = None) -> dict[st
         if not first <= log.date <= today:
             continue
         rel = ws.relative(log.path)
-        lines = [line for line in shown(strip_comments(ws.read(rel).text)).split("\n") if line.strip()]
+        lines = [line for line in strip_comments(ws.read(rel).text).split("\n") if line.strip()]
         kept = [line for line in lines if take(line)]
+        if masking:     # only what is shown is masked (a huge log is not scanned whole), its block context kept
+            kept = mask_window(lines, 0, len(kept))
         logs.append({"path": rel, "date": log.date.isoformat(), "lines": kept,
                      "truncated": len(kept) < len(lines)})
     sessions = []
