@@ -51,7 +51,7 @@ def grown_from(handle: BinaryIO, old_size: int, old_hash: str):
     digest = hashlib.blake2b(digest_size=16)
     prefix = Prefix(size=old_size)
     handle.seek(0)
-    left, carry, last = old_size, b"", b""
+    left, last = old_size, b""
     while left > 0:
         chunk = handle.read(min(1 << 20, left))
         if not chunk:
@@ -60,13 +60,30 @@ def grown_from(handle: BinaryIO, old_size: int, old_hash: str):
         left -= len(chunk)
         prefix.lines += chunk.count(b"\n")
         last = chunk[-1:]
-        whole, _sep, carry = (carry + chunk).rpartition(b"\n")
-        headings = _HEADING_LINE.findall(whole)
-        if headings:
-            prefix.heading = headings[-1].decode("utf-8", "replace").rstrip("\r")
+    prefix.heading = _last_heading(handle, old_size)
     if last != b"\n" or digest.copy().hexdigest() != old_hash:
         return None
     return prefix, digest
+
+
+def _last_heading(handle: BinaryIO, end: int) -> str:
+    """The last heading line before byte `end`, searched backwards a block at a time ("" when none)."""
+    while end > 0:
+        start = max(0, end - (1 << 20))
+        handle.seek(start)
+        chunk = handle.read(end - start)
+        if start > 0:                       # the first, partial line belongs to the block before
+            cut = chunk.find(b"\n") + 1
+            if cut == 0:
+                end = start
+                continue
+            chunk, end = chunk[cut:], start + cut
+        else:
+            end = 0
+        headings = _HEADING_LINE.findall(chunk)
+        if headings:
+            return headings[-1].decode("utf-8", "replace").rstrip("\r")
+    return ""
 
 
 def blocks(handle: BinaryIO, rel: str, options: IndexOptions, digest, start: Prefix | None = None
