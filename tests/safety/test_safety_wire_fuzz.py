@@ -163,7 +163,7 @@ def test_a_request_over_the_size_limit_is_refused_at_once_without_reading_it_who
         reply = server.wait_for(None)
         assert reply is not None and reply["error"]["code"] == -32600
         assert f"at most {MAX_LINE_BYTES:,}" in reply["error"]["message"]
-        assert time.monotonic() - started < REPLY_WAIT_S
+        assert time.monotonic() - started < 10      # refused as it streams by, not after reading it whole
         assert server.probe(1)
     finally:
         server.close()
