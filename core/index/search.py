@@ -165,7 +165,7 @@ class SearchIndex:
         with self.db.write() as conn:
             if model and old_model != model:
                 conn.execute("DELETE FROM embeddings")
-                conn.execute("UPDATE lines SET vec = 0")
+                conn.execute("UPDATE lines SET vec = 0 WHERE vec = 1")   # keyword-only rows (large files) stay so
                 conn.execute("DELETE FROM meta WHERE key = 'embedding_dim'")
                 self.db.set_meta(conn, "embedding_model", model)
                 for suffix in (".hnsw", ".hnsw.sum"):

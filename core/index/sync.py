@@ -8,7 +8,8 @@ append to a daily log writes the new lines and the one line whose neighbour
 changed, and an edit in the middle of MEMORY.md re-embeds only the edited line.
 
 New rows start with `vec = 0` (pending); the embedding worker gives them
-vectors (from the content-hash cache when it can). Deleted rows leave the
+vectors (from the content-hash cache when it can). A file over search.large_file_bytes is
+read and written in blocks instead, its rows `vec = 2` (keyword only; core/index/large.py). Deleted rows leave the
 vector index at once, under the same lock the worker adds under, so a vector
 for a deleted row can never be left behind.
 """
