@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import queue
 import subprocess
+import sys
 import threading
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -167,3 +169,47 @@ def test_a_request_over_the_size_limit_is_refused_at_once_without_reading_it_who
         assert server.probe(1)
     finally:
         server.close()
+
+
+HOSTILE_JSON_LINES = ['{"role": "user", "content": "a number", "n": ' + "9" * 5000 + "}",
+                      "[" * 1000 + "]" * 1000, '{"a":' * 1000 + "1" + "}" * 1000,
+                      json.dumps({"role": "user", "content": "the deploy runs on Fridays at noon"})]
+
+
+def _hostile_session(workspace) -> None:
+    workspace.paths.session_log("hostile").write_text("\n".join(HOSTILE_JSON_LINES) + "\n", encoding="utf-8")
+
+
+def test_a_session_log_with_a_huge_number_or_deep_nesting_is_read_line_by_line(workspace):
+    """A 5,000-digit integer in a session log broke `index`, `search` and `dream` with a traceback."""
+    from core.dream.session_facts import read_session_logs
+    from core.index.search import SearchIndex
+    from core.store.sessions import read_jsonl
+
+    _hostile_session(workspace)
+    read = read_jsonl(workspace.paths.session_log("hostile"), workspace.root)
+    assert [obj["content"] for obj in read.objects] == ["the deploy runs on Fridays at noon"]
+    assert [p.line for p in read.problems] == [1, 2, 3]
+    assert "digit" in read.problems[0].message and "nested" in read.problems[1].message
+    index = SearchIndex(workspace.root, workspace.paths.index_db, embedder=False, background=False)
+    try:
+        report = index.syncer.sync()
+        assert any("hostile.log.jsonl:1" in problem for problem in report.problems)
+        hits = index.search("Fridays", mode="keyword").hits
+        assert hits and hits[0].path == "sessions/hostile.log.jsonl" and hits[0].line == 4
+    finally:
+        index.close()
+    facts = read_session_logs(workspace.paths, 0.0, {})
+    assert any("Fridays" in str(statement) for statement in facts.statements)
+
+
+@pytest.mark.slow
+def test_index_search_and_dream_commands_read_past_hostile_json(workspace):
+    """The same log through the real commands (the dream loads the embedding model: slow)."""
+    _hostile_session(workspace)
+    for command in (["index", str(workspace.root), "--no-embed"],
+                    ["search", str(workspace.root), "Fridays", "--mode", "keyword"],
+                    ["dream", str(workspace.root), "--dry-run", "--no-model"]):
+        done = subprocess.run([sys.executable, "-m", "core", *command], capture_output=True, text=True, cwd=ROOT,
+                              env=python_env(), timeout=600)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr)
