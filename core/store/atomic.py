@@ -148,6 +148,16 @@ def check_writable(path: Path, *, root: Path | None = None) -> Path:
     return target
 
 
+def rename_in_folder(root: Path, source: Path, target_name: str) -> None:
+    """Rename `source` (inside `root`) to `target_name` in the same folder, through the folder's descriptor
+    (no link in the path is followed); FileNotFoundError when there is no `source`."""
+    base, real = _target(source, root)
+    with folder_of(base, real) as (folder, name):
+        refuse_hard_links(os.stat(name, dir_fd=folder, follow_symlinks=False), str(real))
+        os.replace(name, target_name, src_dir_fd=folder, dst_dir_fd=folder)
+        _full_fsync(folder)
+
+
 def write_new(path: Path, data: bytes) -> Path:
     """Write `data` to a new file at `path`, or at `path-2`, `path-3`, ... when that name is taken: never
     over an existing file, never through a link. Returns the path written."""
