@@ -1,6 +1,6 @@
 """A slow core job in a child process, with progress, cancellation and calls back into the parent.
 
-    result = run_in_child("core.dream.isolated:dream_job", args, progress=show, cancel=token,
+    result = run_in_child("core.dream.pipeline.isolated:dream_job", args, progress=show, cancel=token,
                           services={"complete": complete, "embed": embed}, nice=5, label="dream")
 
 Why: the desktop app's window is drawn by the main thread of a Python process, and

@@ -25,7 +25,7 @@ from core.store.hashing import file_hash
 from core.store.history import History, HistoryEntry
 from core.store.layout import create_layout, ensure_private_dirs, outside_links, remove_stale_temp_files
 from core.store.memory_md import Bullet, Source, parse_bullet, parse_document, set_flag, strip_comments
-from core.store.paths import WorkspacePaths, confine
+from core.store.paths import OPENCLAW_FILES, WorkspacePaths, confine
 from core.store.private import proposal_file, read_settings, read_state_record, update_state_record, write_config
 from core.store.recovery import RecoveryStore
 from core.store.secret_files import SecretFinding, findings_in, redact_files, secret_files
@@ -103,7 +103,7 @@ class Workspace:
         return workspace
 
     def _note_first_open(self) -> None:
-        """The dream's time gate counts from the workspace's first open (core/dream/gates.py)."""
+        """The dream's time gate counts from the workspace's first open (core/dream/schedule/gates.py)."""
         moment = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         try:
             if read_state_record(self.paths).get("first_open"):
@@ -205,6 +205,11 @@ class Workspace:
 
     def daily_logs(self, include_archive: bool = True) -> list[DailyLog]:
         return list_daily_logs(self.paths, include_archive)
+
+    def agent_files(self) -> list[str]:
+        """OpenClaw's top-level files present (USER.md, SOUL.md, …): shown and searched, never rewritten
+        by a dream."""
+        return [name for name in OPENCLAW_FILES if (self.root / name).is_file()]
 
     # ----- superseded values (memory/superseded.md) --------------------------------------------
     def record_superseded(self, facts: list[SupersededFact]) -> Changes:

@@ -55,7 +55,7 @@ class WorkspaceController(QObject):
         self.clock = clock
         self.auto_index = index
         # How a dream runs: run_dream's signature. By default in a child process, whose Python work
-        # holds a GIL of its own, not the window's (core/dream/isolated.py).
+        # holds a GIL of its own, not the window's (core/dream/pipeline/isolated.py).
         if dreamer is None:
             from core.dream import run_dream_in_child as dreamer
         self.dreamer = dreamer

@@ -23,9 +23,9 @@ MODULES = (
     # the first views shown
     "desktop.views.factory", "desktop.views.memory_editor", "desktop.views.daily_log_editor", "desktop.views.search_view",
     "desktop.views.dream_view", "desktop.views.session_reader", "desktop.views.chat_panel",
-    "core.dream.consolidator", "core.dream.apply", "core.dream.proposals", "core.dream.maintenance",
+    "core.dream.pipeline.consolidator", "core.dream.review.apply", "core.dream.review.proposals", "core.dream.schedule.maintenance",
     # the jobs it starts (their threads would import these while the window is in use)
-    "core.jobproc", "core.dream.isolated", "core.dream.idle", "core.index.search", "core.index.vectors", "hnswlib",
+    "core.jobproc", "core.dream.pipeline.isolated", "core.dream.schedule.idle", "core.index.search", "core.index.vectors", "hnswlib",
     "core.index.embed_proc", "core.index.embedding",
     "core.llm", "core.llm.client", "core.llm.catalog", "models.gguf_meta", "models.fit", "gguf", "jsonschema",
 )

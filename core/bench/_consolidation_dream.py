@@ -68,7 +68,7 @@ class CaseRun:
 
 def case_clock(now: str) -> dt.datetime:
     """The moment the case's dream runs, from labels.json's "now". A time without a zone is
-    taken as UTC, as the dream's gates do (core/dream/gates.py)."""
+    taken as UTC, as the dream's gates do (core/dream/schedule/gates.py)."""
     try:
         moment = dt.datetime.fromisoformat(str(now))
     except ValueError as exc:
@@ -118,8 +118,8 @@ def dream_case(case_dir: Path, result_path: Path, llm, now: dt.datetime, *,
 
 
 def _dream_and_accept(run: CaseRun, root: Path, llm, now: dt.datetime, progress: Callable | None) -> None:
-    from core.dream.apply import apply_proposal
-    from core.dream.consolidator import run_dream
+    from core.dream.review.apply import apply_proposal
+    from core.dream.pipeline.consolidator import run_dream
     from core.errors import ProposalError
     from core.workspace import Workspace
 

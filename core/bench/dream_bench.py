@@ -100,7 +100,7 @@ def build_workspace(root: Path, days: int, facts_per_day: int):
     ws.write_memory(text, snap.hash, reason="bench: consolidated memory")
     record_dream_finished(ws.paths, newest, now=dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=1))
     # The dreams that wrote these bullets embedded them; a steady-state dream finds them cached.
-    from core.dream.similarity import load_similarity
+    from core.dream.judgment.similarity import load_similarity
 
     similarity = load_similarity(ws.paths, ws.settings)
     if similarity.semantic:
@@ -117,7 +117,7 @@ def add_day(ws, index: int, facts: list[str]) -> None:
 
 
 def timed_dream(root: Path, days: int, facts_per_day: int, llm) -> dict:
-    from core.dream.consolidator import run_dream
+    from core.dream.pipeline.consolidator import run_dream
 
     ws = build_workspace(root, days, facts_per_day)
     new = [fact(days, n) for n in range(facts_per_day)]
@@ -135,8 +135,8 @@ def timed_dream(root: Path, days: int, facts_per_day: int, llm) -> dict:
 
 def retention(root: Path, dreams: int, facts_per_day: int, small_days: int, llm) -> tuple[int, int]:
     """Plant distinct facts over `dreams` new days, dream and apply after each; count survivors."""
-    from core.dream.apply import apply_proposal
-    from core.dream.consolidator import run_dream
+    from core.dream.review.apply import apply_proposal
+    from core.dream.pipeline.consolidator import run_dream
 
     ws = build_workspace(root, small_days, facts_per_day)
     planted: list[str] = []
@@ -174,7 +174,7 @@ def cmd_bench_dream(args) -> int:
             base = Path(tmp)
             if llm is not None:   # load the model and the embedder outside the timings
                 llm.complete([{"role": "user", "content": "hi"}], max_tokens=1)
-            from core.dream.similarity import load_similarity
+            from core.dream.judgment.similarity import load_similarity
             from core.workspace import Workspace
 
             load_similarity(Workspace.create(base / "warm").paths, Settings()).prepare(["warm up"])

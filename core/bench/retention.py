@@ -200,8 +200,8 @@ def run_retention(workspace, llm, messages, facts, *, search_k: int = 20, mode: 
 def dream_into_memory(workspace, llm, facts, progress=None) -> dict:
     """One dream over what the session left (daily logs, session logs, summary), its proposal
     accepted as a whole; which planted values MEMORY.md then holds."""
-    from core.dream.apply import apply_proposal
-    from core.dream.consolidator import run_dream
+    from core.dream.review.apply import apply_proposal
+    from core.dream.pipeline.consolidator import run_dream
 
     started = time.monotonic()
     result = run_dream(workspace, llm, apply=False)

@@ -10,6 +10,8 @@ def register(sub) -> None:
     p.add_argument("path")
     p.add_argument("--dry-run", action="store_true", help="show the diff; write no proposal, keep the watermark")
     p.add_argument("--apply", action="store_true", help="apply the proposal at once unless a guard holds it")
+    p.add_argument("--include-archive", action="store_true",
+                   help="read archived logs (memory/archive/) too; a dream reads only live logs otherwise")
     _model_options(p)
     p.set_defaults(func=cmd_dream)
 
@@ -83,12 +85,13 @@ def _print_result(result) -> None:
 
 
 def cmd_dream(args) -> int:
-    from core.dream.consolidator import run_dream
+    from core.dream.pipeline.consolidator import run_dream
 
     ws = _open(args.path)
     llm = _llm(ws, args)
     try:
-        result = run_dream(ws, llm, progress=StageBar(), dry_run=args.dry_run, apply=args.apply or None)
+        result = run_dream(ws, llm, progress=StageBar(), dry_run=args.dry_run, apply=args.apply or None,
+                           include_archive=args.include_archive)
     finally:
         if llm is not None:
             llm.close()
@@ -106,7 +109,7 @@ def cmd_dream(args) -> int:
 
 
 def cmd_proposals_list(args) -> int:
-    from core.dream.proposals import OPEN, list_proposals
+    from core.dream.review.proposals import OPEN, list_proposals
 
     ws = _open(args.path)
     found = list_proposals(ws.paths, None if args.all else OPEN)
@@ -122,7 +125,7 @@ def cmd_proposals_list(args) -> int:
 
 
 def cmd_proposals_show(args) -> int:
-    from core.dream.proposals import load_proposal
+    from core.dream.review.proposals import load_proposal
 
     ws = _open(args.path)
     proposal = load_proposal(ws.paths, args.id)
@@ -154,8 +157,8 @@ def _selection(args) -> dict:
 
 
 def cmd_proposals_apply(args) -> int:
-    from core.dream.apply import apply_proposal
-    from core.dream.idle import record_person_writes
+    from core.dream.review.apply import apply_proposal
+    from core.dream.schedule.idle import record_person_writes
 
     ws = _open(args.path)
     result = apply_proposal(ws, args.id, reviewed=True, **_selection(args))
@@ -171,7 +174,7 @@ def cmd_proposals_apply(args) -> int:
 
 
 def cmd_proposals_reject(args) -> int:
-    from core.dream.apply import reject_proposal
+    from core.dream.review.apply import reject_proposal
 
     ws = _open(args.path)
     proposal = reject_proposal(ws, args.id, **_selection(args))
@@ -180,7 +183,7 @@ def cmd_proposals_reject(args) -> int:
 
 
 def cmd_why(args) -> int:
-    from core.dream.provenance import format_provenance, why
+    from core.dream.review.provenance import format_provenance, why
 
     ws = _open(args.path)
     print(format_provenance(why(ws, args.bullet_id)))
@@ -188,8 +191,8 @@ def cmd_why(args) -> int:
 
 
 def cmd_maintain(args) -> int:
-    from core.dream.idle import IdleMonitor
-    from core.dream.maintenance import maintain
+    from core.dream.schedule.idle import IdleMonitor
+    from core.dream.schedule.maintenance import maintain
 
     ws = _open(args.path)
     monitor = IdleMonitor(ws.paths, ws.settings.dream.idle_minutes)

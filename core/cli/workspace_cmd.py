@@ -40,8 +40,8 @@ def _open(path: str):
 
 
 def _by_person(ws, changes):
-    """What a person's command wrote is not agent activity: no idle check counts it (core/dream/idle.py)."""
-    from core.dream.idle import record_person_writes
+    """What a person's command wrote is not agent activity: no idle check counts it (core/dream/schedule/idle.py)."""
+    from core.dream.schedule.idle import record_person_writes
 
     record_person_writes(ws.paths, changes.paths)
     return changes
@@ -54,7 +54,7 @@ def _created_by_person(root: Path, since: float) -> None:
     """The files the person's `init` or `demo` just wrote (modified since it started) are not agent
     activity: the first dream must not wait ten minutes for an "agent" that never ran. Files that
     were there before keep whatever they were."""
-    from core.dream.idle import record_person_writes, written_since
+    from core.dream.schedule.idle import record_person_writes, written_since
     from core.store.paths import WorkspacePaths
 
     paths = WorkspacePaths(root.resolve())

@@ -36,6 +36,17 @@ _EXPORTS = {
     "record_dream_finished": "state",
 }
 
+# Which subpackage holds each module: pipeline (one dream's stages), judgment (kind and relation of a
+# fact), review (proposals, apply, undo, provenance), schedule (gates, idle, maintenance); state (the
+# watermark record every part reads) stays at the top of the package.
+_GROUP = {module: group for group, modules in {
+    "pipeline": ("consolidator", "stages", "material", "session_facts", "prompts", "relevance", "working",
+                 "isolated", "judge"),
+    "judgment": ("kinds", "relations", "restate", "sections", "similarity", "wording"),
+    "review": ("proposals", "apply", "undo", "promotion", "operations", "provenance", "sources", "flush_trace"),
+    "schedule": ("gates", "idle", "maintenance"),
+}.items() for module in modules}
+
 __all__ = sorted(_EXPORTS)
 
 
@@ -43,4 +54,5 @@ def __getattr__(name: str):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'core.dream' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"core.dream.{module}"), name)
+    package = "core.dream" if module == "state" else f"core.dream.{_GROUP[module]}"
+    return getattr(importlib.import_module(f"{package}.{module}"), name)

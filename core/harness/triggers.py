@@ -20,7 +20,7 @@ from collections import Counter, deque
 from typing import Callable
 
 from core.config import RestartSettings
-from core.dream.similarity import lexical
+from core.dream.judgment.similarity import lexical
 
 Score = Callable[[str, str], float]
 

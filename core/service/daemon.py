@@ -1,13 +1,13 @@
 """`reverie serve`: the app's scheduler without a window.
 
-Each tick asks the same pure rules the desktop scheduler asks (core/dream/gates.py:
+Each tick asks the same pure rules the desktop scheduler asks (core/dream/schedule/gates.py:
 is the maintenance tick due, is a dream due) and the same IdleMonitor whether the
 agent is idle, which reads the shared activity log, so an agent working over MCP or
 the harness holds dreams off exactly as it does with the app open. It also logs the
 writes outside agents make to sessions/ and memory/ into that activity log.
 
 What it does is what the app does: the maintenance tick (archive, prune, dream when
-due and idle, reindex) through core/dream/maintenance.py, or a dream alone when only
+due and idle, reindex) through core/dream/schedule/maintenance.py, or a dream alone when only
 the dream gate opened. A dream writes a proposal for review; it changes MEMORY.md
 only when the person enabled auto-apply of safe changes (apply=None defers to that
 setting). A running dream stops at its next stage boundary when the agent becomes
@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Callable, ContextManager
 
 from core.cancel import CancelToken
-from core.dream.gates import dream_due, maintenance_due
-from core.dream.idle import IdleMonitor
-from core.dream.maintenance import maintain
+from core.dream.schedule.gates import dream_due, maintenance_due
+from core.dream.schedule.idle import IdleMonitor
+from core.dream.schedule.maintenance import maintain
 from core.dream.state import load_state
 from core.errors import CoreError, ModelCancelled
 from core.store.locks import lock_holder, lock_if_free
@@ -144,7 +144,7 @@ class Daemon:
             self._report_dream(result.dream)
 
     def _dream(self, now: dt.datetime, reason: str) -> None:
-        from core.dream.consolidator import run_dream
+        from core.dream.pipeline.consolidator import run_dream
 
         self.report(f"dream: starting ({reason})")
         factory, opened = self._models()

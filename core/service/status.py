@@ -9,8 +9,8 @@ import datetime as dt
 import time
 from dataclasses import dataclass
 
-from core.dream.gates import dream_due
-from core.dream.idle import IdleMonitor
+from core.dream.schedule.gates import dream_due
+from core.dream.schedule.idle import IdleMonitor
 from core.dream.state import load_state
 from core.service.daemon import scheduler_running
 from core.store.activity import Activity, last_by_agent

@@ -16,7 +16,7 @@ from pathlib import Path
 from core.errors import CoreError
 from core.secrets import redact_count
 from core.store.atomic import append_counted, fsync_dir
-from core.store.fileio import confined_glob, make_folder
+from core.store.fileio import confined_tree, make_folder
 from core.store.paths import WorkspacePaths, confine, daily_date, inside
 from core.store.textio import escape_controls
 
@@ -72,24 +72,33 @@ def flush_block(bullets: str, when: dt.datetime | None = None) -> str:
 
 
 def list_daily_logs(paths: WorkspacePaths, include_archive: bool = True) -> list[DailyLog]:
-    """Every daily log, oldest first."""
+    """Every daily log, oldest first: dated files directly in memory/ and in folders nested under it
+    (`memory/2026-02/…`), hook-named ones too (`2026-02-03-slug.md`); anything under memory/archive/
+    counts as archived and is listed only with `include_archive`."""
     logs = []
-    folders = [(paths.memory_dir, False)] + ([(paths.archive_dir, True)] if include_archive else [])
-    for folder, archived in folders:
-        for path in confined_glob(paths.root, folder, "*.md"):
-            day = daily_date(path)
-            if day is not None:
-                logs.append(DailyLog(date=day, path=path, archived=archived))
-    return sorted(logs, key=lambda log: (log.date, log.archived))
+    archive = paths.archive_dir
+    for path in confined_tree(paths.root, paths.memory_dir, ".md"):
+        day = daily_date(path)
+        if day is None:
+            continue
+        archived = archive in path.parents
+        if archived and not include_archive:
+            continue
+        logs.append(DailyLog(date=day, path=path, archived=archived))
+    return sorted(logs, key=lambda log: (log.date, log.archived, str(log.path)))
 
 
 def archive_daily_log(paths: WorkspacePaths, rel_path: str) -> str:
     """Move one daily log into memory/archive/ by rename (atomic, and the mtime is kept so the dream
-    watermark is not disturbed). Returns its new relative path."""
+    watermark is not disturbed), keeping the folders it was nested in. Returns its new relative path."""
     source = confine(paths.root, rel_path)
-    if source.parent != paths.memory_dir.resolve() or daily_date(source) is None:
-        raise CoreError(f"{rel_path} is not a daily log in memory/")
-    archive = make_folder(paths.root, paths.archive_dir)     # an archive/ that is a link out is refused
+    memory = paths.memory_dir.resolve()
+    archive_root = paths.archive_dir.resolve()
+    if memory not in source.parents or archive_root in source.parents or daily_date(source) is None:
+        raise CoreError(f"{rel_path} is not a daily log in memory/ outside its archive")
+    inside(paths.root, paths.archive_dir)     # an archive/ that is a link out is refused
+    nested = source.parent.relative_to(memory)
+    archive = make_folder(paths.root, archive_root / nested)     # made without following a link
     target = archive / source.name
     if target.exists():
         # Both exist (an agent re-created an archived day): keep both, the newer under a suffix.
@@ -97,4 +106,4 @@ def archive_daily_log(paths: WorkspacePaths, rel_path: str) -> str:
     os.replace(source, target)
     fsync_dir(archive)
     fsync_dir(source.parent)
-    return paths.relative(paths.archive_dir / target.name)
+    return paths.relative(paths.archive_dir / nested / target.name)

@@ -86,6 +86,25 @@ def confined_glob(root: Path, folder: Path, pattern: str) -> list[Path]:
     return confined_files(root, folder.glob(pattern))
 
 
+def confined_tree(root: Path, folder: Path, suffix: str, max_depth: int = 6) -> list[Path]:
+    """Files whose names end in `suffix` anywhere under `folder` (people nest archives by year and month),
+    sorted; folders that are links are never entered, hidden folders (`.git`, `.obsidian`) are skipped,
+    and each file must really lie inside `root`."""
+    try:
+        inside(root, folder)
+    except PathEscapeError:
+        return []
+    if not folder.is_dir():
+        return []
+    found: list[Path] = []
+    base_depth = len(folder.parts)
+    for here, dirs, files in os.walk(folder, followlinks=False):
+        depth = len(Path(here).parts) - base_depth
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and depth < max_depth)
+        found.extend(Path(here) / name for name in files if name.endswith(suffix))
+    return sorted(confined_files(root, found))
+
+
 def confined_files(root: Path, paths: Iterable[Path]) -> list[Path]:
     """The files among `paths` that really lie inside `root` (links out, dangling links and folders left out)."""
     out = []

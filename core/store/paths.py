@@ -14,7 +14,11 @@ from pathlib import Path
 
 from core.errors import PathEscapeError
 
-DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+# memory/YYYY-MM-DD.md, and OpenClaw's session-memory hook names: YYYY-MM-DD-<slug>.md, YYYY-MM-DD-HHMM.md
+# (also the `YYYY-MM-DD.<mtime>.md` an archive collision gets).
+DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_.][^/\\]*)?\.md$")
+# OpenClaw's top-level files: indexed and read as context, never rewritten by Reverie.
+OPENCLAW_FILES = ("USER.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "AGENTS.md", "HEARTBEAT.md")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 

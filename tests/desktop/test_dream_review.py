@@ -180,7 +180,7 @@ def test_after_reject_all_only_a_new_log_line_is_proposed(qtbot, reviewed):
 
 
 def test_a_fact_new_to_memory_reads_as_an_add_even_when_a_later_line_restated_it():
-    from core.dream.operations import Change
+    from core.dream.review.operations import Change
 
     from desktop.views.change_list import relation_label
 

@@ -7,7 +7,7 @@ import time
 
 from PySide6.QtCore import QSettings
 
-from core.dream.proposals import list_proposals
+from core.dream.review.proposals import list_proposals
 from desktop.main_window import MainWindow
 from desktop.views.dream_view import DreamView
 

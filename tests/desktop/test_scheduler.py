@@ -5,7 +5,7 @@ import datetime as dt
 import threading
 import time
 
-from core.dream.proposals import list_proposals
+from core.dream.review.proposals import list_proposals
 from core.dream.state import load_state
 from desktop.status_bar import describe_idle, describe_next_dream
 from desktop.tasks import running_threads

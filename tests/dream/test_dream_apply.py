@@ -8,9 +8,9 @@ import pytest
 from tests.support.dreamkit import GOLDEN, all_add, golden_workspace, router, write_log
 from tests.support.fakes import ScriptedLLM
 
-from core.dream.apply import apply_proposal, preview_apply, reject_proposal
-from core.dream.consolidator import run_dream
-from core.dream.proposals import load_proposal, save_proposal
+from core.dream.review.apply import apply_proposal, preview_apply, reject_proposal
+from core.dream.pipeline.consolidator import run_dream
+from core.dream.review.proposals import load_proposal, save_proposal
 from core.dream.state import record_dream_finished
 from core.errors import ProposalError
 from core.store.atomic import append_durable

@@ -7,7 +7,7 @@ import pytest
 from tests.support.dreamkit import golden_workspace, write_log
 
 from core.cli import main
-from core.dream.provenance import format_provenance, why
+from core.dream.review.provenance import format_provenance, why
 from core.dream.state import record_dream_finished
 from core.errors import NotFoundError
 

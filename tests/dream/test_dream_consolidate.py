@@ -9,9 +9,9 @@ from tests.support.dreamkit import GOLDEN, all_add, facts_in, golden_workspace, 
 from tests.support.fakes import ScriptedLLM
 
 from core.cancel import CancelToken
-from core.dream.consolidator import STAGES, iter_dream, run_dream
-from core.dream.operations import pins_kept
-from core.dream.proposals import list_proposals
+from core.dream.pipeline.consolidator import STAGES, iter_dream, run_dream
+from core.dream.review.operations import pins_kept
+from core.dream.review.proposals import list_proposals
 from core.dream.state import load_state
 from core.store.memory_md import parse_document
 

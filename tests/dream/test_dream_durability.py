@@ -16,9 +16,9 @@ import pytest
 from tests.support.dreamkit import all_add, golden_workspace, router, write_log
 from tests.support.fakes import ScriptedLLM
 
-from core.dream.apply import apply_proposal
-from core.dream.consolidator import run_dream
-from core.dream.proposals import load_proposal, save_proposal
+from core.dream.review.apply import apply_proposal
+from core.dream.pipeline.consolidator import run_dream
+from core.dream.review.proposals import load_proposal, save_proposal
 from core.dream.state import record_dream_finished
 from core.store.atomic import atomic_write
 from core.workspace import Workspace

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 
 from core.config import DreamSettings, RetentionSettings
-from core.dream import gates
+from core.dream.schedule import gates
 from core.dream.state import (ConsolidationState, load_state, note_new_material, record_dream_finished,
                               record_maintenance, record_session_ended)
 

@@ -6,10 +6,10 @@ import datetime as dt
 from tests.support.dreamkit import golden_workspace
 from tests.support.fakes import ScriptedLLM
 
-from core.dream.apply import apply_proposal
-from core.dream.consolidator import run_dream
-from core.dream.operations import pinned_lines
-from core.dream.proposals import list_proposals
+from core.dream.review.apply import apply_proposal
+from core.dream.pipeline.consolidator import run_dream
+from core.dream.review.operations import pinned_lines
+from core.dream.review.proposals import list_proposals
 from core.store.memory_md import parse_document
 
 EXTRA = ("- Release freeze until the 5th <!-- id:m-f001 src:memory/2026-11-02.md#L3 expires:2026-11-05 -->\n"

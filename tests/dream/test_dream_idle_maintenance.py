@@ -9,11 +9,11 @@ import time
 from tests.support.dreamkit import all_add, golden_workspace, router, write_log
 from tests.support.fakes import ScriptedLLM
 
-from core.dream.consolidator import run_dream
-from core.dream.idle import IdleMonitor, record_agent_turn
-from core.dream.maintenance import maintain
-from core.dream.proposals import list_proposals
-from core.dream.sources import SourceResolver
+from core.dream.pipeline.consolidator import run_dream
+from core.dream.schedule.idle import IdleMonitor, record_agent_turn
+from core.dream.schedule.maintenance import maintain
+from core.dream.review.proposals import list_proposals
+from core.dream.review.sources import SourceResolver
 from core.dream.state import load_state
 
 T = float(int(time.time()) - 3 * 3600)   # the injected clock starts three hours ago

@@ -8,9 +8,9 @@ import os
 from tests.support.dreamkit import all_add, golden_workspace, router, write_log
 from tests.support.fakes import ScriptedLLM
 
-from core.dream.consolidator import PROPOSED, STOPPED, run_dream
-from core.dream.isolated import run_dream_in_child
-from core.dream.proposals import list_proposals
+from core.dream.pipeline.consolidator import PROPOSED, STOPPED, run_dream
+from core.dream.pipeline.isolated import run_dream_in_child
+from core.dream.review.proposals import list_proposals
 from core.dream.state import record_dream_finished
 from core.workspace import Workspace
 

@@ -6,8 +6,8 @@ import os
 
 from tests.support.dreamkit import write_log
 
-from core.dream.material import facts_from_lines, gather
-from core.dream.sources import SourceResolver
+from core.dream.pipeline.material import facts_from_lines, gather
+from core.dream.review.sources import SourceResolver
 from core.dream.state import load_state, record_dream_finished
 from core.store.atomic import append_durable
 
@@ -86,7 +86,7 @@ def test_session_summaries_since_the_last_dream_are_material(workspace):
 
 
 def test_a_compaction_summary_gives_its_facts_not_its_marker_titles_or_todo_list():
-    from core.dream.material import summary_facts
+    from core.dream.pipeline.material import summary_facts
     from core.harness.summary import SummaryData, render
 
     text = render(SummaryData(intent="Ship the CSV export for tenants", achieved=["Wrote the CSV exporter module"],

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from tests.support.dreamkit import GOLDEN
 
-from core.dream.operations import Change, apply_changes, pins_kept
-from core.dream.working import ReadOnlyBullet, WorkingMemory
+from core.dream.review.operations import Change, apply_changes, pins_kept
+from core.dream.pipeline.working import ReadOnlyBullet, WorkingMemory
 
 import pytest
 

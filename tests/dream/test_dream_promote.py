@@ -5,8 +5,8 @@ import pytest
 from tests.support.dreamkit import REVIEW_NOW, dreamed_review
 
 from core.dream import apply_proposal, load_proposal, promote, proposed_text, reject_proposal, run_dream
-from core.dream.proposals import save_proposal
-from core.dream.sections import guess_section
+from core.dream.review.proposals import save_proposal
+from core.dream.judgment.sections import guess_section
 from core.errors import NotFoundError, ProposalError
 from core.workspace import parse_document
 

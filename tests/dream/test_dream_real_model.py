@@ -7,10 +7,10 @@ import pytest
 from tests.support.dreamkit import GOLDEN, golden_workspace, write_log
 
 from core.config import Settings
-from core.dream.apply import apply_proposal
-from core.dream.consolidator import run_dream
-from core.dream.operations import pins_kept
-from core.dream.sources import SourceResolver
+from core.dream.review.apply import apply_proposal
+from core.dream.pipeline.consolidator import run_dream
+from core.dream.review.operations import pins_kept
+from core.dream.review.sources import SourceResolver
 from core.dream.state import record_dream_finished
 from core.store.memory_md import parse_document
 

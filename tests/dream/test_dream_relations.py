@@ -8,9 +8,9 @@ import datetime as dt
 import pytest
 from tests.support.dreamkit import write_log
 
-from core.dream.apply import apply_proposal
-from core.dream.consolidator import run_dream
-from core.dream.kinds import DURABLE, ONE_OFF, SECRET, TRANSIENT, classify_fact
+from core.dream.review.apply import apply_proposal
+from core.dream.pipeline.consolidator import run_dream
+from core.dream.judgment.kinds import DURABLE, ONE_OFF, SECRET, TRANSIENT, classify_fact
 
 NOW = dt.datetime(2026, 11, 10, 3, tzinfo=dt.timezone.utc)
 PASSWORD = "hunter2-Qz8v!Lw3"

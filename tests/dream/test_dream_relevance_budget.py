@@ -8,10 +8,10 @@ from tests.support.dreamkit import write_log
 from tests.support.fakes import ScriptedLLM
 
 from core.config import DreamSettings
-from core.dream import gates
-from core.dream.apply import apply_proposal
-from core.dream.consolidator import run_dream
-from core.dream.proposals import HELD, list_proposals
+from core.dream.schedule import gates
+from core.dream.review.apply import apply_proposal
+from core.dream.pipeline.consolidator import run_dream
+from core.dream.review.proposals import HELD, list_proposals
 from core.dream.state import ConsolidationState, load_state
 from core.errors import ProposalError
 from core.store.memory_md import strip_comments
@@ -115,7 +115,7 @@ def test_the_time_gate_starts_at_the_first_open_and_asking_always_works(workspac
 
 
 def test_a_bullet_a_person_kept_is_not_suggested_again(workspace):
-    from core.dream.apply import reject_proposal
+    from core.dream.review.apply import reject_proposal
 
     seed(workspace)
     write_log(workspace, "2026-12-05", ["Migrating billing invoices from PostgreSQL 16 to PostgreSQL 17"])

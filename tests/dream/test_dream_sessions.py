@@ -7,9 +7,9 @@ import json
 from tests.support.dreamkit import write_log
 
 from core.cli import main
-from core.dream.consolidator import run_dream
-from core.dream.provenance import why
-from core.dream.session_facts import is_statement, message_statements
+from core.dream.pipeline.consolidator import run_dream
+from core.dream.review.provenance import why
+from core.dream.pipeline.session_facts import is_statement, message_statements
 from core.dream.state import load_state
 from core.store.memory_md import parse_document
 

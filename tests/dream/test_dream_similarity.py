@@ -1,7 +1,7 @@
 """Near-duplicates with the real embedder (all-MiniLM-L6-v2), and the dream's vector cache."""
 from __future__ import annotations
 
-from core.dream.similarity import Similarity, grounded, lexical, load_similarity, numbers
+from core.dream.judgment.similarity import Similarity, grounded, lexical, load_similarity, numbers
 
 
 def test_real_embeddings_find_paraphrases_but_not_different_numbers(workspace):

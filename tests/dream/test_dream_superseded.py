@@ -8,8 +8,8 @@ from tests.support.dreamkit import REVIEW_NOW, review_workspace, write_log
 
 from core.cli import main
 from core.dream import apply_proposal, format_provenance, load_proposal, run_dream, why
-from core.dream.apply import superseded_facts
-from core.dream.idle import IdleMonitor
+from core.dream.review.apply import superseded_facts
+from core.dream.schedule.idle import IdleMonitor
 from core.store.atomic import atomic_write
 from core.store.superseded import SupersededFact, read_superseded, superseded_path
 

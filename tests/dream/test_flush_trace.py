@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from core.dream.flush_trace import trace_lines
-from core.dream.provenance import format_provenance, why
+from core.dream.review.flush_trace import trace_lines
+from core.dream.review.provenance import format_provenance, why
 from core.store.sessions import append_jsonl
 from tests.support.processes import ROOT, python_env
 from tests.support.transcripts import SESSION, claude_code_records, write_jsonl

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.dream.relations import DUPLICATE, NEW, UPDATE, Candidate, Rarity, relate, stem
+from core.dream.judgment.relations import DUPLICATE, NEW, UPDATE, Candidate, Rarity, relate, stem
 
 # Other bullets of a memory, so that rarity weights are those of a real page, not of two lines.
 BACKGROUND = [
@@ -29,7 +29,7 @@ BACKGROUND = [
 @pytest.fixture(scope="module")
 def cosine():
     """Cosine of two texts with the embedder a dream uses (all-MiniLM-L6-v2)."""
-    from core.dream.similarity import Similarity
+    from core.dream.judgment.similarity import Similarity
     from core.index.embedding import default_embedder
 
     return Similarity(default_embedder().embed_batch).score

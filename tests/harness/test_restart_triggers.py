@@ -9,7 +9,7 @@ import pytest
 
 from core.cli import main
 from core.config import RestartSettings, Settings
-from core.dream.similarity import lexical
+from core.dream.judgment.similarity import lexical
 from core.errors import CoreError
 from core.harness.agent import HarnessAgent
 from core.harness.anchor import AnchorStore

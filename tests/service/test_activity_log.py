@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from core.dream.idle import OUTSIDE_AGENT, IdleMonitor, record_agent_turn
+from core.dream.schedule.idle import OUTSIDE_AGENT, IdleMonitor, record_agent_turn
 from core.store import activity
 from core.store.activity import last_by_agent, latest, read_since, record_activity
 

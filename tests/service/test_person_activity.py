@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from core.dream.idle import OUTSIDE_AGENT, IdleMonitor, record_person_writes
+from core.dream.schedule.idle import OUTSIDE_AGENT, IdleMonitor, record_person_writes
 from core.store.activity import PERSON, last_by_agent, person_writes, read_since, record_activity
 from core.store.paths import WorkspacePaths
 

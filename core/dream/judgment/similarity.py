@@ -13,8 +13,13 @@ import math
 import re
 from typing import Callable, Sequence
 
-from core.dream.material import normalise
 from core.store.private import cache_file, write_cache
+
+
+@functools.lru_cache(maxsize=16384)
+def normalise(text: str) -> str:
+    """Text compared for exact duplicates: case, spacing and punctuation do not count."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 Embed = Callable[[list[str]], "object"]   # texts -> array (n, d) of unit vectors
 

@@ -2,8 +2,8 @@
 
 Each stage works on a DreamContext and never writes a file; only the consolidator
 writes, after the last stage, so a dream stopped at any boundary leaves nothing
-behind. Gather gives every fact a kind (core/dream/kinds.py) and only durable facts go
-on; Consolidate relates each to MEMORY.md (core/dream/judge.py). A model, when there is
+behind. Gather gives every fact a kind (core/dream/judgment/kinds.py) and only durable facts go
+on; Consolidate relates each to MEMORY.md (core/dream/pipeline/judge.py). A model, when there is
 one, is asked for the relation of each fact; its answer is taken only when the rules
 find it possible, else the rules decide (counted as a fallback), so the result never
 depends on how good the model is.
@@ -17,14 +17,14 @@ from typing import Callable, Iterator
 
 from core.cancel import CancelToken
 from core.config import Settings
-from core.dream import judge, prompts, relevance
-from core.dream.kinds import classify_fact
-from core.dream.material import Fact, Material, gather
-from core.dream.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
-from core.dream.similarity import Similarity
-from core.dream.sources import SourceResolver
+from core.dream.pipeline import judge, prompts, relevance
+from core.dream.judgment.kinds import classify_fact
+from core.dream.pipeline.material import Fact, Material, gather
+from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
+from core.dream.judgment.similarity import Similarity
+from core.dream.review.sources import SourceResolver
 from core.dream.state import ConsolidationState, is_rejected
-from core.dream.working import Entry, WorkingMemory
+from core.dream.pipeline.working import Entry, WorkingMemory
 from core.errors import ContextOverflowError, ModelCancelled, ModelError
 from core.secrets import redact
 from core.store.documents import Snapshot
@@ -78,6 +78,8 @@ class DreamContext:
     memory: WorkingMemory
     similarity: Similarity
     resolver: SourceResolver
+    include_archive: bool = False           # read memory/archive/ too (asked for)
+    read_archived: frozenset = frozenset()  # archived logs to read anyway (maintenance just moved them)
     material: Material = field(default_factory=Material)
     themes: dict[str, list[str]] = field(default_factory=dict)
     prepared: list[Prepared] = field(default_factory=list)
@@ -88,7 +90,7 @@ class DreamContext:
     superseded: list[dict] = field(default_factory=list)  # old values an update replaced, with dates
     relations: dict[str, int] = field(default_factory=dict)
     budget_cut: list[str] = field(default_factory=list)      # texts the budget pruned, oldest first
-    irrelevant: list[dict] = field(default_factory=list)     # relevance-prune suggestions (core/dream/relevance.py)
+    irrelevant: list[dict] = field(default_factory=list)     # relevance-prune suggestions (core/dream/pipeline/relevance.py)
     _model_off: bool = False
 
     def checkpoint(self) -> None:
@@ -135,7 +137,7 @@ Progress = Iterator[tuple[int, int, str]]   # (done, total, message) within a st
 # ----- Orient -------------------------------------------------------------------------------
 def orient(ctx: DreamContext) -> Progress:
     """Read what is new since the watermark and name its goals, decisions, patterns, preferences."""
-    ctx.material = gather(ctx.paths, ctx.state)
+    ctx.material = gather(ctx.paths, ctx.state, ctx.include_archive, ctx.read_archived)
     read = len(ctx.material.facts)
     # A log read again (a lost watermark, an edit) brings back facts MEMORY.md already cites.
     # So does one a person rejected, unless its line changed since.
@@ -145,13 +147,16 @@ def orient(ctx: DreamContext) -> Progress:
              f"{len(ctx.material.session_logs_read)} session logs changed, "
              f"{len(ctx.material.sessions)} new session summaries, {len(ctx.material.facts)} new facts"
              + (f" ({read - len(ctx.material.facts)} already in MEMORY.md or rejected)"
-                if read > len(ctx.material.facts) else ""))
+                if read > len(ctx.material.facts) else "")
+             + (f"; {ctx.material.status_lines} status lines left out" if ctx.material.status_lines else "")
+             + (f"; {ctx.material.known} already in USER.md" if ctx.material.known else ""))
     yield 1, 2, found
     ctx.themes = {name: [] for name in prompts.THEMES}
     if ctx.material.facts:
         reply = ctx.ask(prompts.orient_messages(ctx.memory.sections, ctx.material.digest(),
                                                 budget=prompts.Budget(ctx.settings.memory.memory_md_chars_hint,
-                                                                      memory_chars(ctx))),
+                                                                      memory_chars(ctx)),
+                                                context=ctx.material.context),
                         prompts.orient_schema(), max_tokens=96)
         if reply is not None:
             ctx.themes = prompts.read_orient(reply)
@@ -295,7 +300,7 @@ def _keeper(a: Entry, b: Entry) -> tuple[Entry, Entry]:
 # ----- Prune -------------------------------------------------------------------------------------
 def prune(ctx: DreamContext) -> Progress:
     """Drop what is superseded or expired, then the oldest facts until the budget holds; then
-    suggest (never make) drops of bullets unrelated to recent work (core/dream/relevance.py)."""
+    suggest (never make) drops of bullets unrelated to recent work (core/dream/pipeline/relevance.py)."""
     today = ctx.now.date().isoformat()
     for entry in ctx.memory.live():
         if not entry.editable:

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.dream import restate
-from core.dream.wording import (CALENDAR, CUE_WORDS, GENERIC, ORDINALS, Rarity, anchors, content, foreign,
+from core.dream.judgment import restate
+from core.dream.judgment.wording import (CALENDAR, CUE_WORDS, GENERIC, ORDINALS, Rarity, anchors, content, foreign,
                                 numbers_of, same_unit, stem, stems, values_of)
 
 NEW, DUPLICATE, UPDATE, CONFLICT = "new", "duplicate", "update", "conflict"

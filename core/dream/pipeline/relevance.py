@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from core.dream.material import facts_from_lines
-from core.dream.proposals import HELD, OPEN, Proposal, list_proposals, new_proposal_id
-from core.dream.session_facts import read_session_logs
-from core.dream.working import WorkingMemory
+from core.dream.pipeline.material import facts_from_lines
+from core.dream.review.proposals import HELD, OPEN, Proposal, list_proposals, new_proposal_id
+from core.dream.pipeline.session_facts import read_session_logs
+from core.dream.pipeline.working import WorkingMemory
 from core.store.daily import list_daily_logs
 from core.store.textio import decode_lossy
 

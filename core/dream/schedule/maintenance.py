@@ -13,7 +13,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Callable
 
-from core.dream import gates
+from core.dream.schedule import gates
 from core.dream.state import load_state, record_maintenance
 from core.errors import CoreError, ModelCancelled
 from core.store.daily import archive_daily_log, list_daily_logs
@@ -71,12 +71,12 @@ def maintain(ws, *, now: dt.datetime | None = None, llm_factory: Callable[[], ob
         if gone:
             report.pruned.append(gone)
     if plan.run_dream:
-        from core.dream.consolidator import run_dream
+        from core.dream.pipeline.consolidator import run_dream
 
         llm = llm_factory() if llm_factory is not None else None
         stop = monitor.stop_check() if monitor is not None and not asked_dream else None
         report.dream = (dreamer or run_dream)(ws, llm, now=moment, cancel=cancel, should_stop=stop, progress=progress,
-                                 apply=apply)
+                                 apply=apply, read_archived=tuple(report.archived))
         if monitor is not None:
             monitor.ignore_own_write("MEMORY.md")
     if plan.reindex:

@@ -4,7 +4,7 @@ The model sees compact inputs (the new facts, the few existing bullets related t
 each) and answers with small JSON: themes for Orient, one relation per fact for
 Consolidate (new, duplicate of B2, update of B1). It writes no text: the bullet's
 words are the fact's own, so a small model can neither garble nor invent one, and its
-reply stays a few tokens long; core/dream/judge.py accepts an answer only when the
+reply stays a few tokens long; core/dream/pipeline/judge.py accepts an answer only when the
 rules find it possible. Schemas are small on purpose: constrained decoding costs
 a lot on large vocabularies. No string length bounds: a grammar for "at most 240
 characters" nests 240 optional rules; lengths are capped when the reply is read. Replies are read defensively; anything malformed is
@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+
+from core.store.memory_md import strip_comments
 
 OPS = ("new", "duplicate", "update")
 THEMES = ("goals", "decisions", "patterns", "preferences")
@@ -48,10 +50,15 @@ class BatchFact:
     related: tuple[tuple[str, str], ...]   # (handle, bullet text)
 
 
-def orient_messages(sections: list[str], digest: str, budget: Budget | None = None) -> list[dict]:
+CONTEXT_CHARS = 1500   # of USER.md in the Orient prompt: who the person is, not the whole file
+
+
+def orient_messages(sections: list[str], digest: str, budget: Budget | None = None, context: str = "") -> list[dict]:
     system = ("You read an AI agent's new notes and name what matters for its long-term memory. "
               + (budget.sentence() + " " if budget and budget.limit else "") + "Reply with JSON only.")
-    user = (f"Memory sections: {', '.join(sections) or 'none yet'}\n\nNew notes:\n{digest}\n\n"
+    about = " ".join(strip_comments(context).split())[:CONTEXT_CHARS]
+    user = ((f"About the person (USER.md):\n{about}\n\n" if about else "")
+            + f"Memory sections: {', '.join(sections) or 'none yet'}\n\nNew notes:\n{digest}\n\n"
             "Name up to 2 short items for each of: goals, decisions, patterns, preferences.")
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from core.dream.operations import Change, apply_changes
+from core.dream.review.operations import Change, apply_changes
 from core.store.memory_md import Bullet, Source, bullet_id_for, parse_document, strip_comments
 from core.tokens import count_tokens
 

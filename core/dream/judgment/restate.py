@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from core.dream.similarity import words
+from core.dream.judgment.similarity import words
 
 # "from X to Y" inside a change: keep "to Y"; "instead of X", "off X": drop them.
 _FROM_TO = re.compile(r"\s+from\s+(?P<old>[^;:,.()—–]+?)\s+(?=to\s)", re.IGNORECASE)

@@ -31,7 +31,7 @@ from core.store.fileio import confined_glob, read_bytes
 from core.store.paths import WorkspacePaths
 from core.store.textio import decode_lossy
 
-# Where a fact of each role goes when no keyword says better (core/dream/sections.py).
+# Where a fact of each role goes when no keyword says better (core/dream/judgment/sections.py).
 ROLE_SECTIONS = {"user": "Preferences", "assistant": "Decisions", "tool": "Learnings"}
 MAX_TOOL_FACTS = 8          # a tool result is mostly data: a few statements from it at most
 MAX_MESSAGE_CHARS = 200_000  # a huge payload is scanned this far
@@ -80,7 +80,7 @@ def _is_cjk(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Statement:
-    """One statement of a logged message (core/dream/material.py makes it a Fact)."""
+    """One statement of a logged message (core/dream/pipeline/material.py makes it a Fact)."""
 
     text: str
     ref: str                  # session:<id>#<line>

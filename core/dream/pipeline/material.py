@@ -1,6 +1,6 @@
 """The new material of a dream: facts from daily logs changed since the watermark and
 from the session summaries that arrived since the last dream, and from the session logs
-themselves (core/dream/session_facts.py).
+themselves (core/dream/pipeline/session_facts.py).
 
 Cost follows the new material: every daily log is only stat()ed; a file is read
 only when its mtime is past the watermark, and an append-only log the last dream
@@ -12,25 +12,27 @@ session is one fact with both sources.
 """
 from __future__ import annotations
 
-import functools
 import os
 import re
 from dataclasses import dataclass, field
 
-from core.dream.session_facts import lines_hash, read_session_logs
+from core.dream.pipeline.session_facts import lines_hash, read_session_logs
+from core.dream.judgment.similarity import normalise
+from core.dream.pipeline.extraction import letters, statements
+from core.dream.pipeline.noise import leading_label, pasted_labels, repeated_shapes, skeleton
 from core.dream.state import ConsolidationState, parse_time
+from core.errors import PathEscapeError
 from core.secrets import hidden_secret_lines
 from core.store.daily import list_daily_logs
+from core.store.fileio import read_bytes
 from core.store.memory_md import strip_comments
 from core.store.paths import WorkspacePaths
 from core.store.sessions import read_jsonl
 from core.store.textio import decode_lossy
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TIME_PREFIX = re.compile(r"^\[\d{1,2}:\d{2}(?::\d{2})?\]\s*")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
-MAX_FACT_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,10 @@ class Material:
     session_logs_read: list[str] = field(default_factory=list)
     session_consumed: dict[str, list] = field(default_factory=dict)
     session_watermark: float = 0.0  # newest mtime among the session logs read
+    status_lines: int = 0           # lines left out as status (one shape, other numbers each time)
+    include_archive: bool = False   # archived logs were read too (asked for)
+    context: str = ""               # USER.md as the agent keeps it: who the person is (read, never rewritten)
+    known: int = 0                  # facts left out because USER.md already states them
 
     @property
     def empty(self) -> bool:
@@ -74,38 +80,39 @@ class Material:
 
 
 def clean_fact_text(raw: str) -> str:
+    """A fact's text with its list marker, time stamp and comments removed; never cut (a long line
+    is judged whole: its new value may sit at the end)."""
     text = strip_comments(raw).strip()
     text = _MARKER.sub("", text, count=1)
     text = _TIME_PREFIX.sub("", text, count=1).strip()
-    return " ".join(text.split())[:MAX_FACT_CHARS]
+    return " ".join(text.split())
 
 
 def facts_from_lines(rel_path: str, lines: list[str], start: int, day: str) -> list[Fact]:
-    """Facts from lines[start:] of a daily log (0-based `start`); a bullet may continue on
-    indented lines. Headings, blank lines and comment-only lines are not facts."""
-    facts: list[Fact] = []
-    span: list[int] = []            # 1-based line numbers of the fact being read
+    """Facts from lines[start:] of a daily log (0-based `start`): the statements its markdown makes
+    (core/dream/pipeline/extraction.py), less a pasted report's lines (core/dream/pipeline/noise.py)."""
+    found = statements(lines, start)
     hidden = hidden_secret_lines("\n".join(lines))   # a line of a key block is never a fact on its own
-
-    def close() -> None:
-        if span:
-            text = clean_fact_text(" ".join(lines[n - 1].strip() for n in span))
-            if len(text) >= 3 and not hidden.intersection(span):
-                ref = f"{rel_path}#L{span[0]}" + (f"-L{span[-1]}" if span[-1] != span[0] else "")
-                facts.append(Fact(text=text, sources=(ref,), day=day))
-            span.clear()
-
-    for index in range(start, len(lines)):
-        raw = lines[index]
-        if not raw.strip() or _HEADING.match(raw) or not strip_comments(raw).strip():
-            close()
-        elif span and raw[:1].isspace() and not _MARKER.match(raw):
-            span.append(index + 1)      # continuation of the bullet above
-        else:
-            close()
-            span.append(index + 1)
-    close()
+    pasted = pasted_labels(s.text for s in found)
+    facts = []
+    for statement in found:
+        text = clean_fact_text(statement.text)
+        if letters(text) < 4 or (pasted and leading_label(text) in pasted):
+            continue          # "ok", "v2", a bot's "🟠 Major: …" comment
+        if hidden.intersection(range(statement.first, statement.last + 1)):
+            continue          # a line of a private key block: never promoted, not even alone
+        ref = f"{rel_path}#L{statement.first}" + (f"-L{statement.last}" if statement.last != statement.first else "")
+        facts.append(Fact(text=text, sources=(ref,), day=day))
     return facts
+
+
+def drop_status_lines(facts: list[Fact]) -> tuple[list[Fact], int]:
+    """The facts less the status lines (one shape repeated with other numbers); and how many went."""
+    shapes = repeated_shapes((f.text, f.sources[0].split("#")[0]) for f in facts if f.origin == "daily")
+    if not shapes:
+        return facts, 0
+    kept = [f for f in facts if f.origin != "daily" or skeleton(f.text) not in shapes]
+    return kept, len(facts) - len(kept)
 
 
 # What a compaction summary (core/harness/summary.render) holds besides facts: its bracketed
@@ -149,16 +156,16 @@ def _dedupe(facts: list[Fact]) -> list[Fact]:
     return list(merged.values())
 
 
-@functools.lru_cache(maxsize=16384)
-def normalise(text: str) -> str:
-    """Text compared for exact duplicates: case, spacing and punctuation do not count."""
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
-
-
-def gather(paths: WorkspacePaths, state: ConsolidationState) -> Material:
-    material = Material(watermark=state.mtime_watermark)
+def gather(paths: WorkspacePaths, state: ConsolidationState, include_archive: bool = False,
+           read_archived: frozenset = frozenset()) -> Material:
+    """The new material since the watermark. Archived logs (memory/archive/…) are read only when
+    asked, or when named in `read_archived` (maintenance archived them before any dream read them):
+    a workspace opened with years of archives should not have them all proposed."""
+    material = Material(watermark=state.mtime_watermark, include_archive=include_archive)
     facts: list[Fact] = []
     for log in list_daily_logs(paths, include_archive=True):
+        if log.archived and not include_archive and paths.relative(log.path) not in read_archived:
+            continue
         material.files_seen += 1
         try:
             mtime = os.stat(log.path).st_mtime   # before reading: a later append moves it past the watermark
@@ -204,5 +211,29 @@ def gather(paths: WorkspacePaths, state: ConsolidationState) -> Material:
     material.session_consumed = logs.consumed
     material.bytes_read += logs.bytes_read
     material.session_watermark = logs.watermark
+    facts, material.status_lines = drop_status_lines(facts)
+    material.context, known = read_context(paths)
+    before = len(facts)
+    facts = [f for f in facts if normalise(f.text) not in known]
+    material.known = before - len(facts)
     material.facts = _dedupe(facts)
     return material
+
+
+CONTEXT_FILES = ("USER.md",)
+CONTEXT_MAX_BYTES = 256 * 1024
+
+
+def read_context(paths: WorkspacePaths) -> tuple[str, frozenset[str]]:
+    """USER.md's text (OpenClaw keeps the person's name and preferences there) and its statements,
+    normalised: a fact it already states is not news for MEMORY.md. Never written by a dream."""
+    texts, known = [], set()
+    for name in CONTEXT_FILES:
+        try:
+            data = read_bytes(paths.root, paths.root / name)[:CONTEXT_MAX_BYTES]
+        except (OSError, PathEscapeError):
+            continue        # none, unreadable, or a link out: no context, never an error
+        text = decode_lossy(data).text
+        texts.append(text)
+        known.update(normalise(clean_fact_text(s.text)) for s in statements(text.split("\n")))
+    return "\n".join(texts), frozenset(known)

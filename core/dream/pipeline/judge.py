@@ -1,9 +1,9 @@
 """One durable fact, decided: added, skipped as a duplicate, replacing a bullet, or held as a
-conflict with a pin. The rules of core/dream/relations.py decide; a model, when there is
+conflict with a pin. The rules of core/dream/judgment/relations.py decide; a model, when there is
 one, may only choose among the answers those rules find possible (see `allowed`), so a
 small model's guess can confirm or pick, never break MEMORY.md.
 
-An update replaces the bullet's words with what is true now (core/dream/restate.py);
+An update replaces the bullet's words with what is true now (core/dream/judgment/restate.py);
 the old words leave MEMORY.md but stay in the proposal (`was`, with the dates they were
 valid) and, once applied, in memory/superseded.md, where search and `reverie why`
 find them.
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.dream import relations, restate
-from core.dream.material import Fact
-from core.dream.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Candidate, Rarity, Relation
-from core.dream.sections import guess_section
-from core.dream.working import Entry, WorkingMemory, source_day
+from core.dream.judgment import relations, restate
+from core.dream.pipeline.material import Fact
+from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Candidate, Rarity, Relation
+from core.dream.judgment.sections import guess_section
+from core.dream.pipeline.working import Entry, WorkingMemory, source_day
 
 CANDIDATES = 10         # bullets a fact is compared with (best cosine first)
 FLOOR = 0.15            # below this cosine a bullet is not a candidate (names can still bring it in)

@@ -16,9 +16,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field, replace
 
-from core.dream.apply import superseded_facts
-from core.dream.operations import Change, apply_changes
-from core.dream.proposals import HELD, PENDING, Proposal, list_proposals, load_proposal, save_proposal
+from core.dream.review.apply import superseded_facts
+from core.dream.review.operations import Change, apply_changes
+from core.dream.review.proposals import HELD, PENDING, Proposal, list_proposals, load_proposal, save_proposal
 from core.errors import ConflictError, NotFoundError, ProposalError
 from core.store.locks import locked
 from core.types import Changes

@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from core.cancel import CancelToken
-from core.dream import stages
-from core.dream.apply import ApplyResult, apply_proposal
-from core.dream.relevance import relevance_proposal
-from core.dream.proposals import HELD, PENDING, Proposal, guard_reasons, new_proposal_id, save_proposal
-from core.dream.similarity import Similarity, load_similarity
-from core.dream.sources import SourceResolver
+from core.dream.pipeline import stages
+from core.dream.review.apply import ApplyResult, apply_proposal
+from core.dream.pipeline.relevance import relevance_proposal
+from core.dream.review.proposals import HELD, PENDING, Proposal, guard_reasons, new_proposal_id, save_proposal
+from core.dream.judgment.similarity import Similarity, load_similarity
+from core.dream.review.sources import SourceResolver
 from core.dream.state import load_state, record_dream_finished
-from core.dream.working import WorkingMemory
+from core.dream.pipeline.working import WorkingMemory
 from core.errors import ProposalError
 from core.store.limits import check_dream_inputs
 from core.store.locks import lock_if_free
@@ -63,7 +63,8 @@ class DreamEvent:
 
 def iter_dream(ws, llm=None, **options) -> Iterator[DreamEvent]:
     """Progress events of one dream; the last one (status "finished") carries the DreamResult.
-    Options: now, cancel, should_stop, dry_run, apply, similarity."""
+    Options: now, cancel, should_stop, dry_run, apply, similarity, include_archive (read archived
+    logs too), read_archived (these archived logs: maintenance just moved them, unread)."""
     # One dream per workspace at a time (the app's scheduler and `reverie dream` may race).
     with lock_if_free(ws.paths.locks_dir / "dream.lock") as mine:
         if not mine:
@@ -75,7 +76,8 @@ def iter_dream(ws, llm=None, **options) -> Iterator[DreamEvent]:
 
 def _dream(ws, llm=None, *, now: dt.datetime | None = None, cancel: CancelToken | None = None,
            should_stop: Callable[[], str] | None = None, dry_run: bool = False, apply: bool | None = None,
-           similarity: Similarity | None = None) -> Iterator[DreamEvent]:
+           similarity: Similarity | None = None, include_archive: bool = False,
+           read_archived: tuple[str, ...] = ()) -> Iterator[DreamEvent]:
     moment = now or dt.datetime.now(dt.timezone.utc)
     started = time.perf_counter()
     state = load_state(ws.paths)
@@ -85,7 +87,8 @@ def _dream(ws, llm=None, *, now: dt.datetime | None = None, cancel: CancelToken 
     ctx = stages.DreamContext(paths=ws.paths, settings=ws.settings, llm=llm, now=moment,
                               cancel=cancel or CancelToken(), should_stop=should_stop, state=state,
                               snapshot=snapshot, memory=WorkingMemory(snapshot.text), similarity=sim,
-                              resolver=SourceResolver(ws.paths))
+                              resolver=SourceResolver(ws.paths), include_archive=include_archive,
+                              read_archived=frozenset(read_archived))
     runners = {"orient": stages.orient, "gather": stages.gather_stage,
                "consolidate": stages.consolidate, "prune": stages.prune}
     current = "orient"
@@ -162,7 +165,7 @@ def _finish(ws, ctx: stages.DreamContext, moment: dt.datetime, dry_run: bool, ap
             result.status = APPLIED
         except ProposalError as exc:
             result.notes.append(str(exc))
-            from core.dream.proposals import load_proposal
+            from core.dream.review.proposals import load_proposal
 
             result.proposal = load_proposal(ws.paths, proposal.id)
     return result

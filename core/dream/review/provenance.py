@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.dream.flush_trace import FlushTrace, trace_lines
-from core.dream.proposals import list_proposals
-from core.dream.sources import Resolved, SourceResolver
+from core.dream.review.flush_trace import FlushTrace, trace_lines
+from core.dream.review.proposals import list_proposals
+from core.dream.review.sources import Resolved, SourceResolver
 from core.errors import NotFoundError
 from core.store.memory_md import parse_document
 

@@ -15,7 +15,7 @@ import difflib
 import hashlib
 from dataclasses import dataclass, field
 
-from core.dream.operations import Change, pins_kept
+from core.dream.review.operations import Change, pins_kept
 from core.errors import FormatError, NotFoundError
 from core.store.memory_md import strip_comments
 from core.store.paths import WorkspacePaths

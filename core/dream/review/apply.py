@@ -20,9 +20,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from core.dream.operations import ApplyOutcome, Change, apply_changes, pins_kept
-from core.dream.proposals import APPLIED, HELD, OPEN, REJECTED, Proposal, load_proposal, save_proposal
-from core.dream.sources import SourceResolver
+from core.dream.review.operations import ApplyOutcome, Change, apply_changes, pins_kept
+from core.dream.review.proposals import APPLIED, HELD, OPEN, REJECTED, Proposal, load_proposal, save_proposal
+from core.dream.review.sources import SourceResolver
 from core.dream.state import record_rejected
 from core.errors import ConflictError, ProposalError
 from core.store.locks import locked

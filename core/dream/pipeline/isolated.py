@@ -60,7 +60,7 @@ class RelayEmbedder:
 def run_dream_in_child(ws, llm=None, *, progress: Callable[[Any], None] | None = None,
                        cancel: CancelToken | None = None, should_stop: Callable[[], str] | None = None,
                        now: dt.datetime | None = None, apply: bool | None = None, dry_run: bool = False,
-                       nice: int = DREAM_NICE):
+                       include_archive: bool = False, read_archived: tuple[str, ...] = (), nice: int = DREAM_NICE):
     """`run_dream(ws, llm, ...)` with the dream's work in a child process; the same DreamResult."""
     cancel = cancel or CancelToken()
     services: dict[str, Callable[..., Any]] = {}
@@ -81,15 +81,16 @@ def run_dream_in_child(ws, llm=None, *, progress: Callable[[Any], None] | None =
     if should_stop is not None:
         services["should_stop"] = should_stop
     args = {"root": str(ws.root), "settings": ws.settings, "llm": llm_info, "embed_model_id": embed_model_id,
-            "should_stop": should_stop is not None, "now": now, "apply": apply, "dry_run": dry_run}
-    return run_in_child("core.dream.isolated:dream_job", args, progress=progress, cancel=cancel,
+            "should_stop": should_stop is not None, "now": now, "apply": apply, "dry_run": dry_run,
+            "include_archive": include_archive, "read_archived": tuple(read_archived)}
+    return run_in_child("core.dream.pipeline.isolated:dream_job", args, progress=progress, cancel=cancel,
                         services=services, nice=nice, label="dream")
 
 
 def dream_job(args: dict, job: ChildJob):
     """The child's side: the workspace opened afresh, the parent's model and embedder relayed."""
-    from core.dream.consolidator import run_dream
-    from core.dream.similarity import load_similarity
+    from core.dream.pipeline.consolidator import run_dream
+    from core.dream.judgment.similarity import load_similarity
     from core.workspace import Workspace
 
     ws = Workspace(Path(args["root"]), settings=args["settings"])
@@ -98,4 +99,5 @@ def dream_job(args: dict, job: ChildJob):
     similarity = load_similarity(ws.paths, ws.settings, embedder=embedder or False)
     should_stop = (lambda: job.call("should_stop")) if args["should_stop"] else None
     return run_dream(ws, llm, progress=job.progress, cancel=job.token, should_stop=should_stop, now=args["now"],
-                     apply=args["apply"], dry_run=args["dry_run"], similarity=similarity)
+                     apply=args["apply"], dry_run=args["dry_run"], similarity=similarity,
+                     include_archive=args["include_archive"], read_archived=args["read_archived"])

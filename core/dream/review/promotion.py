@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from core.dream.apply import ApplyResult, apply_proposal
-from core.dream.operations import Change
-from core.dream.proposals import OPEN, PENDING, load_proposal, save_proposal
-from core.dream.sections import guess_section
-from core.dream.sources import SourceResolver
+from core.dream.review.apply import ApplyResult, apply_proposal
+from core.dream.review.operations import Change
+from core.dream.review.proposals import OPEN, PENDING, load_proposal, save_proposal
+from core.dream.judgment.sections import guess_section
+from core.dream.review.sources import SourceResolver
 from core.errors import NotFoundError, ProposalError
 from core.secrets import REDACTED, holds_secret
 from core.store.locks import locked

@@ -1,0 +1,1 @@
+"""One dream, stage by stage: the material it reads, the facts it extracts, the stages that run them."""
