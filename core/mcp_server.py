@@ -144,9 +144,10 @@ def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThr
         since: Annotated[str | None, Field(description="only lines dated on or after this day, YYYY-MM-DD")] = None,
         until: Annotated[str | None, Field(description="only lines dated on or before this day, YYYY-MM-DD")] = None,
     ) -> dict[str, Any]:
-        """Search MEMORY.md, the daily logs, past sessions, hand-offs, checkpoints and progress.md. Hits are
-        path:line with the line's text and why it matched (match: words / meaning / both / nearby); read
-        around a hit with memory_get."""
+        """Search MEMORY.md (and USER.md, AGENTS.md ...), the daily logs, past sessions, hand-offs, checkpoints
+        and progress.md. `hits` (`count` of them) are path:line with the line's text and why it matched
+        (match: words / meaning / both); `nearby` lists lines found only through their neighbours' words,
+        as context, not counted. Read around a hit with memory_get."""
         return await run(tools.memory_search, query, k, mode, kinds, since, until)
 
     @server.tool(annotations=reads)

@@ -8,8 +8,10 @@ append to a daily log writes the new lines and the one line whose neighbour
 changed, and an edit in the middle of MEMORY.md re-embeds only the edited line.
 
 New rows start with `vec = 0` (pending); the embedding worker gives them
-vectors (from the content-hash cache when it can). A file over search.large_file_bytes is
-read and written in blocks instead, its rows `vec = 2` (keyword only; core/index/large.py). Deleted rows leave the
+vectors (from the content-hash cache when it can). Rows with nothing to embed
+(lines.py: a bare timestamp or number) start with `vec = 2` and are never
+embedded; so are the rows of a file over search.large_file_bytes, which is read
+and written in blocks instead (keyword only; core/index/large.py). Deleted rows leave the
 vector index at once, under the same lock the worker adds under, so a vector
 for a deleted row can never be left behind.
 """
@@ -34,6 +36,7 @@ from core.store.paths import WorkspacePaths
 MAX_PROBLEMS = 100      # problems kept per large file (a damaged 200 MB log must not fill the index with them)
 
 Progress = Callable[[int, int, str], None]   # (files done, files to look at, path)
+NOT_EMBEDDED = 2     # lines.vec of a row with nothing to embed (0: pending, 1: in the vector index)
 
 
 @dataclass
@@ -211,13 +214,17 @@ class Syncer:
         if deleted:
             conn.executemany("DELETE FROM lines WHERE id = ?", [(i,) for i in deleted])
             conn.executemany("DELETE FROM lines_fts WHERE rowid = ?", [(i,) for i in deleted])
-        for row in inserts:   # 4. new
-            cursor = conn.execute(
-                "INSERT INTO lines(path, line, text, sources, day, ehash, etext, fhash, vec) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext, row.fhash))
-            conn.execute("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
-                         (cursor.lastrowid, cjk.expand(row.body), cjk.expand(row.context)))
-            written += 1
+        if inserts:   # 4. new: ids given here (one writer: BEGIN IMMEDIATE), so both tables fill in one call each
+            last = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'lines'").fetchone()
+            ids = range((last[0] if last else 0) + 1, (last[0] if last else 0) + 1 + len(inserts))
+            conn.executemany(
+                "INSERT INTO lines(id, path, line, text, sources, day, ehash, etext, fhash, vec) "
+                "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(i, rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext, row.fhash,
+                  0 if row.etext else NOT_EMBEDDED) for i, row in zip(ids, inserts)])
+            conn.executemany("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
+                             [(i, cjk.expand(row.body), cjk.expand(row.context)) for i, row in zip(ids, inserts)])
+            written += len(inserts)
         return written, deleted
 
     def _large_file(self, rel: str, path: Path, stat) -> SyncReport:

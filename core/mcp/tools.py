@@ -67,11 +67,12 @@ class MemoryTools:
             if wait is not None:
                 wait(timeout=VECTOR_WAIT_S)
         result = self.ws.search(query, k=k, mode=mode, kinds=scope.kinds, since=scope.since, until=scope.until)
-        out: dict[str, Any] = {"query": query, "mode": result.mode,
-                               "hits": [self._masked_hit(hit.as_dict()) for hit in result.hits]}
-        pending = getattr(result, "pending_embeddings", 0)
-        if pending:
-            out["pending_embeddings"] = pending    # lines not embedded yet: vector results may miss them
+        # "count" and "hits" are the lines that match; "nearby" (context found through neighbouring
+        # lines' words) comes apart and uncounted; "pending_embeddings" when meaning may miss lines.
+        out: dict[str, Any] = result.as_dict()
+        out["query"] = query
+        out["hits"] = [self._masked_hit(hit) for hit in out["hits"]]
+        out["nearby"] = [self._masked_hit(hit) for hit in out["nearby"]]
         return out
 
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from pathlib import Path
 from typing import Iterable
 
@@ -96,13 +97,27 @@ def confined_tree(root: Path, folder: Path, suffix: str, max_depth: int = 6) -> 
         return []
     if not folder.is_dir():
         return []
-    found: list[Path] = []
+    plain: list[Path] = []
+    links: list[Path] = []
     base_depth = len(folder.parts)
     for here, dirs, files in os.walk(folder, followlinks=False):
         depth = len(Path(here).parts) - base_depth
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and depth < max_depth)
-        found.extend(Path(here) / name for name in files if name.endswith(suffix))
-    return sorted(confined_files(root, found))
+        for name in files:
+            if not name.endswith(suffix):
+                continue
+            path = Path(here) / name
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            # A regular file in a folder reached without following a link lies where the folder does
+            # (inside, checked above): only links need resolving (a realpath each: 100s of ms at 1,000 logs).
+            if stat.S_ISREG(mode):
+                plain.append(path)
+            elif stat.S_ISLNK(mode):
+                links.append(path)
+    return sorted(plain + confined_files(root, links))
 
 
 def confined_files(root: Path, paths: Iterable[Path]) -> list[Path]:
