@@ -64,6 +64,7 @@ from typing import Any
 
 from core.index.records import record_lines
 from core.store.fileio import confined_files, confined_glob, confined_tree
+from core.store.jsonsafe import parse_json_line
 from core.store.memory_md import parse_bullet, strip_comments
 from core.store.paths import OPENCLAW_FILES, daily_date
 
@@ -250,10 +251,9 @@ def _session_drafts(rel: str, text: str) -> tuple[list[_Draft], list[str]]:
     for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{rel}:{number}: not valid JSON ({exc.msg}); line skipped")
+        obj, why = parse_json_line(raw)      # a 5,000-digit number or deep nesting is a reason, not a crash
+        if why:
+            problems.append(f"{rel}:{number}: {why}; line skipped")
             continue
         if not isinstance(obj, dict):
             problems.append(f"{rel}:{number}: not a JSON object; line skipped")

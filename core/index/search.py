@@ -93,6 +93,7 @@ class SearchIndex:
         self.worker = EmbeddingWorker(self.db, embedder, vector_path, background=background)
         self.syncer = Syncer(self.root, self.db, self.options, on_deleted=self.worker.delete,
                              on_pending=self.worker.wake)
+        self.syncer.large_file_bytes = self.settings.large_file_bytes
         self.worker.start()
 
     def _check_versions(self) -> None:
@@ -103,7 +104,7 @@ class SearchIndex:
         with self.db.write() as conn:
             if model and old_model != model:
                 conn.execute("DELETE FROM embeddings")
-                conn.execute("UPDATE lines SET vec = 0 WHERE vec = 1")   # 2: never embedded (lines.py)
+                conn.execute("UPDATE lines SET vec = 0 WHERE vec = 1")   # 2 stays: never embedded (large files, no content)
                 conn.execute("DELETE FROM meta WHERE key = 'embedding_dim'")
                 self.db.set_meta(conn, "embedding_model", model)
                 for suffix in (".hnsw", ".hnsw.sum"):

@@ -22,6 +22,7 @@ from core.dream.pipeline.extraction import letters, statements
 from core.dream.pipeline.noise import leading_label, pasted_labels, repeated_shapes, skeleton
 from core.dream.state import ConsolidationState, parse_time
 from core.errors import PathEscapeError
+from core.secrets import hidden_secret_lines
 from core.store.daily import list_daily_logs
 from core.store.fileio import read_bytes
 from core.store.memory_md import strip_comments
@@ -91,12 +92,15 @@ def facts_from_lines(rel_path: str, lines: list[str], start: int, day: str) -> l
     """Facts from lines[start:] of a daily log (0-based `start`): the statements its markdown makes
     (core/dream/pipeline/extraction.py), less a pasted report's lines (core/dream/pipeline/noise.py)."""
     found = statements(lines, start)
+    hidden = hidden_secret_lines("\n".join(lines))   # a line of a key block is never a fact on its own
     pasted = pasted_labels(s.text for s in found)
     facts = []
     for statement in found:
         text = clean_fact_text(statement.text)
         if letters(text) < 4 or (pasted and leading_label(text) in pasted):
             continue          # "ok", "v2", a bot's "🟠 Major: …" comment
+        if hidden.intersection(range(statement.first, statement.last + 1)):
+            continue          # a line of a private key block: never promoted, not even alone
         ref = f"{rel_path}#L{statement.first}" + (f"-L{statement.last}" if statement.last != statement.first else "")
         facts.append(Fact(text=text, sources=(ref,), day=day))
     return facts
