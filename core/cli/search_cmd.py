@@ -87,7 +87,7 @@ def cmd_search(args) -> int:
 def _ask_running(ws, text: str, query: dict):
     """The results of the app or `reverie serve` running for this workspace, or None when none answers."""
     from core.index.embedder import EmbedderError, model_id_for
-    from core.index.search import SearchResults
+    from core.index.results import SearchResults
     from core.index.search_socket import ask
 
     try:

@@ -21,11 +21,12 @@ import importlib.util
 import os
 import threading
 from pathlib import Path
-from typing import Protocol, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from core.errors import IndexError_
+
+if TYPE_CHECKING:     # numpy loads with the model: `reverie search` asking a running process needs neither
+    import numpy as np
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
@@ -136,6 +137,8 @@ class _LazyModel(abc.ABC):
         return self._dim
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         model = self.load()
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
@@ -224,6 +227,8 @@ class E5Embedder(_LazyModel):
         return model.passage(texts)
 
     def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         model = self.load()
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
