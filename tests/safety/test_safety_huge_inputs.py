@@ -123,7 +123,7 @@ def test_a_100k_line_memory_md_makes_a_dream_refuse_at_once(tmp_path):
 
 def test_a_dream_refuses_a_log_over_the_limit_before_reading_it(tmp_path):
     """The same rule at a size a quick run can afford: the limit is a setting."""
-    from core.dream.consolidator import run_dream
+    from core.dream.pipeline.consolidator import run_dream
     from core.store.limits import InputTooLargeError
     from core.store.private import write_config
 

@@ -182,7 +182,7 @@ def _hostile_session(workspace) -> None:
 
 def test_a_session_log_with_a_huge_number_or_deep_nesting_is_read_line_by_line(workspace):
     """A 5,000-digit integer in a session log broke `index`, `search` and `dream` with a traceback."""
-    from core.dream.session_facts import read_session_logs
+    from core.dream.pipeline.session_facts import read_session_logs
     from core.index.search import SearchIndex
     from core.store.sessions import read_jsonl
 
