@@ -1,6 +1,6 @@
 """One durable fact, decided: added, skipped as a duplicate, replacing a bullet, or held as a
-conflict with a pin. The rules of core/dream/judgment/relations.py decide; a model, when there is
-one, may only choose among the answers those rules find possible (see `allowed`), so a
+conflict with a pin. The learned head of core/dream/judgment/relations.py decides; a model, when
+there is one, may only choose among the answers the head finds plausible (see `allowed`), so a
 small model's guess can confirm or pick, never break MEMORY.md.
 
 An update replaces the bullet's words with what is true now (core/dream/judgment/restate.py);
@@ -54,14 +54,18 @@ def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity) -> tuple[Rel
     return relations.relate(fact.text, [c for c, _ in pool], rarity), pool
 
 
+PLAUSIBLE = 0.3         # a relation the head gives at least this probability is one a model may pick
+
+
 def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rarity: Rarity) -> set[tuple[str, str]]:
-    """The (relation, target) answers a model may give for this fact: the rules' own, and, where
-    the rules found nothing, "duplicate" of a bullet that states every name and number of the
-    fact and does not contradict it (a paraphrase the word rules missed). A model never turns
-    a duplicate or an update into an addition, and never picks a bullet to replace."""
+    """The (relation, target) answers a model may give for this fact: the head's own, and, where
+    the head found nothing, "duplicate" of a bullet the head finds a plausible duplicate (a
+    paraphrase it was not sure of). A model never turns a duplicate or an update into an
+    addition, and never picks a bullet to replace."""
     answers = {(rule.kind, rule.target)}
     if rule.kind == NEW:
-        answers |= {(DUPLICATE, c.key) for c, _e in pool if relations.could_be_duplicate(fact.text, c, rarity)}
+        answers |= {(DUPLICATE, c.key) for c, mass in relations.judged(fact.text, [c for c, _e in pool])
+                    if not c.pinned and mass.get("duplicate", 0.0) >= PLAUSIBLE}
     return answers
 
 

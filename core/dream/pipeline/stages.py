@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 from core.cancel import CancelToken
 from core.config import Settings
 from core.dream.pipeline import judge, prompts, relevance
-from core.dream.judgment.kinds import classify_fact
+from core.dream.judgment.kinds import classify_facts
 from core.dream.pipeline.material import Fact, Material, gather
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
 from core.dream.judgment.similarity import Similarity
@@ -167,8 +167,8 @@ def gather_stage(ctx: DreamContext) -> Progress:
     facts = ctx.material.facts
     if facts:
         ctx.similarity.prepare([f.text for f in facts] + [e.text for e in ctx.memory.live()])
-    for number, fact in enumerate(facts, start=1):
-        kind = classify_fact(fact.text)
+    kinds = classify_facts([f.text for f in facts])      # the head runs once for all of them
+    for number, (fact, kind) in enumerate(zip(facts, kinds), start=1):
         if kind.promoted:
             ctx.prepared.append(Prepared(fact, [], ctx.resolver.all_resolve(fact.sources)))
         else:

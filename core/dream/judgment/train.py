@@ -1,0 +1,139 @@
+"""Train the judgment heads on the corpus and write them to weights/ (deterministic: the same corpus
+and sentence model give the same weights).
+
+    python -m core.dream.judgment.train [--model use-multilingual-v3] [--out DIR]
+
+The kind head learns from every line; the relation head from every pair plus, for each pair, its
+bullet set against a line of another pair of the same domain (labelled distinct): in a dream most
+bullets a fact is compared with have nothing to do with it, and the corpus' pairs are all related.
+Those shuffled pairs are drawn with a fixed seed. scikit-learn is needed here only; the dream reads
+the weights with numpy (heads.py).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from core.dream.judgment import dataset, features
+from core.dream.judgment.heads import KIND_HEAD, RELATION_HEAD, WEIGHTS, Head, head_path
+
+DEFAULT_MODEL = "use-multilingual-v3"
+KIND_C, RELATION_C = 4.0, 4.0        # inverse regularisation; chosen leave-one-domain-out (docs/benchmarks.md)
+SEED = 26
+PINNED_CLASSES = ("conflict", "agreement", "distinct")
+FREE_CLASSES = ("duplicate", "update", "refinement", "distinct")
+
+
+@dataclass
+class Data:
+    """The corpus as feature matrices, with what each row is (for folds and per-language figures)."""
+    lines: list
+    pairs: list                     # the corpus' pairs, then the shuffled distinct ones
+    kind_x: np.ndarray
+    kind_y: np.ndarray
+    pair_x: np.ndarray
+    pair_y: np.ndarray
+    pair_real: np.ndarray           # True for the corpus' own pairs
+    pinned: np.ndarray
+
+
+def shuffled_pairs(pairs: Sequence[dataset.Pair]) -> list[dataset.Pair]:
+    """Each pair's bullet against the line of another pair of its domain (never one with its bullet)."""
+    rng = np.random.default_rng(SEED)
+    out = []
+    by_domain: dict[str, list[dataset.Pair]] = {}
+    for pair in pairs:
+        by_domain.setdefault(pair.domain, []).append(pair)
+    for domain in sorted(by_domain):
+        group = by_domain[domain]
+        for index, pair in enumerate(group):
+            for _try in range(10):
+                other = group[int(rng.integers(len(group)))]
+                if other.bullet != pair.bullet and other is not pair:
+                    break
+            out.append(dataset.Pair(f"{pair.id}-x", domain, pair.bullet, other.line, "distinct", pair.pinned,
+                                    other.lang))
+    return out
+
+
+def build(model: str | None, folder: Path = dataset.CORPUS) -> Data:
+    """Feature matrices for the whole corpus; `model` None: text alone."""
+    lines = dataset.load_lines(folder)
+    real = dataset.load_pairs(folder)
+    pairs = real + shuffled_pairs(real)
+    store = features.VectorStore(model) if model else None
+    line_vectors = store.get([l.text for l in lines]) if store else None
+    vb = store.get([p.bullet for p in pairs]) if store else None
+    vl = store.get([p.line for p in pairs]) if store else None
+    if store:
+        store.save()
+    pinned = np.asarray([p.pinned for p in pairs])
+    return Data(lines, pairs,
+                features.line_features([l.text for l in lines], line_vectors), np.asarray([l.kind for l in lines]),
+                features.pair_features([p.bullet for p in pairs], [p.line for p in pairs], vb, vl, pinned),
+                np.asarray([p.relation for p in pairs]), np.asarray([i < len(real) for i in range(len(pairs))]),
+                pinned)
+
+
+def fit(x: np.ndarray, y: np.ndarray, c: float, model: str) -> Head:
+    from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
+
+    # One BLAS thread: on a machine shared with other work, more threads spin-wait and run 5x slower,
+    # and one thread gives the same sums in the same order on every machine.
+    with threadpool_limits(1):
+        clf = LogisticRegression(C=c, max_iter=2000, tol=1e-4)
+        clf.fit(x.astype(np.float64), y)
+    return Head(tuple(str(k) for k in clf.classes_), clf.coef_.astype(np.float32),
+                clf.intercept_.astype(np.float32), model or "")
+
+
+def allowed_classes(pinned: bool) -> tuple[str, ...]:
+    """A pinned bullet is agreed with, broken, or unrelated; a free one is repeated, updated, refined, or not."""
+    return PINNED_CLASSES if pinned else FREE_CLASSES
+
+
+def predict_relations(head: Head, x: np.ndarray, pinned: np.ndarray) -> list[str]:
+    probs = head.probabilities(x)
+    out = []
+    for row, pin in zip(probs, pinned):
+        allowed = allowed_classes(bool(pin))
+        out.append(max(allowed, key=lambda c: row[head.classes.index(c)] if c in head.classes else -1.0))
+    return out
+
+
+def predict_kinds(head: Head, x: np.ndarray) -> list[str]:
+    return [head.classes[i] for i in head.probabilities(x).argmax(axis=1)]
+
+
+def train_all(model: str | None, out: Path = WEIGHTS, folder: Path = dataset.CORPUS) -> dict[str, Head]:
+    data = build(model, folder)
+    text_only = not model
+    heads = {KIND_HEAD: fit(data.kind_x, data.kind_y, KIND_C, model or ""),
+             RELATION_HEAD: fit(data.pair_x, data.pair_y, RELATION_C, model or "")}
+    for name, head in heads.items():
+        head.save(head_path(name, text_only, out))
+    return heads
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m core.dream.judgment.train", description=__doc__)
+    parser.add_argument("--model", default=DEFAULT_MODEL, help="sentence model for the vector heads")
+    parser.add_argument("--out", type=Path, default=WEIGHTS)
+    args = parser.parse_args(argv)
+    for model in (args.model, None):
+        heads = train_all(model, args.out)
+        for name, head in heads.items():
+            path = head_path(name, not model, args.out)
+            print(f"{path.name}: {len(head.classes)} classes x {head.coef.shape[1]} features "
+                  f"({path.stat().st_size // 1024} kB, model {head.model or 'text alone'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
