@@ -42,6 +42,7 @@ def leave_one_domain_out(model: str | None) -> dict:
     pair_domains = np.asarray([p.domain for p in data.pairs])
     kinds_pred = np.empty(len(data.lines), dtype=object)
     rel_pred = np.empty(len(data.pairs), dtype=object)
+    gate_rejected = np.zeros(len(data.pairs), dtype=bool)
     domains = sorted(set(line_domains) | set(pair_domains))
     for domain in domains:
         print(f"judgment: leaving out {domain}", file=sys.stderr, flush=True)
@@ -49,12 +50,15 @@ def leave_one_domain_out(model: str | None) -> dict:
         head = train.fit(data.kind_x[~test], data.kind_y[~test], train.KIND_C, model or "")
         kinds_pred[test] = train.predict_kinds(head, data.kind_x[test])
         test_pairs = (pair_domains == domain) & data.pair_real
-        head = train.fit(data.pair_x[pair_domains != domain], data.pair_y[pair_domains != domain],
-                         train.RELATION_C, model or "")
-        rel_pred[test_pairs] = train.predict_relations(head, data.pair_x[test_pairs], data.pinned[test_pairs])
+        head, gate = train.fit_relations(data, pair_domains != domain, model)
+        rel_pred[test_pairs] = train.predict_relations(head, data.pair_x[test_pairs], data.pinned[test_pairs], gate)
+        unrelated = (pair_domains == domain) & ~data.pair_real
+        gate_rejected[unrelated] = np.asarray(train.predict_relations(head, data.pair_x[unrelated],
+                                                                      data.pinned[unrelated], gate)) == "distinct"
     real = data.pair_real
     return {"lines": data.lines, "kinds": list(kinds_pred), "pairs": [p for p, r in zip(data.pairs, real) if r],
-            "relations": list(rel_pred[real]), "domains": domains}
+            "relations": list(rel_pred[real]), "domains": domains,
+            "unrelated_rejected": float(gate_rejected[~real].mean()) if (~real).any() else 0.0}
 
 
 def figures(result: dict) -> dict:
@@ -90,6 +94,7 @@ def figures(result: dict) -> dict:
         "languages": by_lang,
         "language_count": len({l.lang for l in lines} | {p.lang for p in pairs}),
         "domain_count": len(result["domains"]),
+        "unrelated_rejected": result["unrelated_rejected"],
     }
 
 
@@ -106,7 +111,9 @@ def report(fig: dict) -> str:
             "|---|---|---|---|---|"]
     out += [f"| {k} | {v['precision']:.3f} | {v['recall']:.3f} | {v['f1']:.3f} | {v['support']} |"
             for k, v in fig["relations"].items()]
-    out += ["", fig["relations_confusion"], ""]
+    out += ["", fig["relations_confusion"], "",
+            f"Unrelated pairs (each bullet beside another pair's line) read as distinct: {fig['unrelated_rejected']:.3f}",
+            ""]
     for title, table in (("domain (left out)", fig["domains"]), ("language", fig["languages"])):
         out += [f"| {title} | lines | kinds_f1 | pairs | relation_f1 | update_recall |", "|---|---|---|---|---|---|"]
         out += [f"| {name} | {v['lines']} | {_fmt(v['kinds_f1'])} | {v['pairs']} | {_fmt(v['relation_f1'])} | "
@@ -125,7 +132,6 @@ def cmd_bench_judgment(args) -> int:
     model = None if args.model in ("none", "") else args.model
     fig = figures(leave_one_domain_out(model))
     print(report(fig))
-    print(summary_line(fig))
     if args.longmemeval:
         from core.bench._knowledge_updates import update_recall
 
@@ -133,5 +139,6 @@ def cmd_bench_judgment(args) -> int:
         print(f"longmemeval knowledge-update pairs={total} update_recall={replaced / max(total, 1):.3f}"
               + (f" missed={','.join(missed)}" if missed else ""))
     if args.json:
-        args.json.write_text(json.dumps({k: v for k, v in fig.items()}, indent=1, ensure_ascii=False), encoding="utf-8")
+        args.json.write_text(json.dumps(fig, indent=1, ensure_ascii=False), encoding="utf-8")
+    print(summary_line(fig))
     return 0

@@ -20,7 +20,8 @@ import numpy as np
 from core.dream.judgment import features
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
-KIND_HEAD, RELATION_HEAD = "kinds", "relations"
+KIND_HEAD, RELATION_HEAD, RELATED_HEAD = "kinds", "relations", "related"
+GATE = 0.5          # below this probability of being about the same thing, a pair is distinct
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ def kind_probabilities(texts: Sequence[str]) -> tuple[tuple[str, ...], np.ndarra
 
 
 def relation_probabilities(bullets: Sequence[str], lines: Sequence[str], pinned: Sequence[bool]):
+    """(classes, probabilities of each relation, probability that the pair is about one thing at all)."""
     head, text_only = _pick(RELATION_HEAD)
     if text_only:
         head = load_head(RELATION_HEAD, True)
@@ -125,4 +127,5 @@ def relation_probabilities(bullets: Sequence[str], lines: Sequence[str], pinned:
         vb = VECTORS.of(list(bullets), head.model)
         vl = VECTORS.of(list(lines), head.model)
         x = features.pair_features(bullets, lines, vb, vl, pinned)
-    return head.classes, head.probabilities(x)
+    gate = load_head(RELATED_HEAD, text_only)
+    return head.classes, head.probabilities(x), gate.probabilities(x)[:, gate.classes.index("related")]

@@ -6,7 +6,8 @@ a new value), refinement (the same fact with more detail), distinct, and against
 conflict or agreement — from the two sentence vectors, their character n-grams (what the fact adds
 and drops) and language-independent signals (another number with the same unit, another time, day,
 date or name, negation on one side only). A pinned bullet is judged among conflict, agreement and
-distinct; any other among duplicate, update, refinement and distinct. The candidate whose related
+distinct; any other among duplicate, update, refinement and distinct. A gate head first turns away
+bullets about something else (most of those a fact is compared with). The candidate whose related
 answer is most probable wins; none related: the fact is new.
 
 The dream's relations: duplicate and agreement with a pin add nothing (the bullet gets the source);
@@ -70,14 +71,16 @@ def judged(fact: str, candidates: Sequence[Candidate]) -> list[tuple[Candidate, 
     """Each candidate with the head's probability of every relation allowed for it (they sum to 1)."""
     if not candidates:
         return []
-    classes, probs = heads.relation_probabilities([c.text for c in candidates], [fact] * len(candidates),
-                                                  [c.pinned for c in candidates])
+    classes, probs, related = heads.relation_probabilities([c.text for c in candidates], [fact] * len(candidates),
+                                                           [c.pinned for c in candidates])
     out = []
-    for candidate, row in zip(candidates, probs):
+    for candidate, row, p_related in zip(candidates, probs, related):
         allowed = allowed_classes(candidate.pinned)
         mass = {c: float(row[classes.index(c)]) for c in allowed if c in classes}
         total = sum(mass.values()) or 1.0
         mass = {c: p / total for c, p in mass.items()}
+        if p_related < heads.GATE:              # about something else: the gate turns it away
+            mass = {c: (1.0 if c == "distinct" else 0.0) for c in mass}
         if candidate.pinned and restates_pin(fact, candidate.text):
             mass = {c: (1.0 if c == "agreement" else 0.0) for c in mass}
         out.append((candidate, mass))
@@ -104,7 +107,7 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
 def contradicts(a: str, b: str) -> bool:
     """Two close texts that give one thing different values (so they must not merge): the head
     reads b as an update of a, either way round."""
-    classes, probs = heads.relation_probabilities([a, b], [b, a], [False, False])
+    classes, probs, _related = heads.relation_probabilities([a, b], [b, a], [False, False])
     for row in probs:
         mass = {c: row[classes.index(c)] for c in FREE_CLASSES}
         if max(mass, key=mass.get) == "update":

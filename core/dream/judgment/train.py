@@ -3,10 +3,11 @@ and sentence model give the same weights).
 
     python -m core.dream.judgment.train [--model use-multilingual-v3] [--out DIR]
 
-The kind head learns from every line; the relation head from every pair plus, for each pair, its
-bullet set against a line of another pair of the same domain (labelled distinct): in a dream most
-bullets a fact is compared with have nothing to do with it, and the corpus' pairs are all related.
-Those shuffled pairs are drawn with a fixed seed. scikit-learn is needed here only; the dream reads
+The kind head learns from every line; the relation head from every pair. A third head, the gate,
+learns whether a bullet and a line are about the same thing at all: the corpus' pairs (distinct
+ones included: they share a subject) against each pair's bullet set beside the line of another pair
+of the same domain, drawn with a fixed seed. In a dream most bullets a fact is compared with have
+nothing to do with it; the gate turns those away before the relation head is asked. scikit-learn is needed here only; the dream reads
 the weights with numpy (heads.py).
 """
 from __future__ import annotations
@@ -20,10 +21,10 @@ from typing import Sequence
 import numpy as np
 
 from core.dream.judgment import dataset, features
-from core.dream.judgment.heads import KIND_HEAD, RELATION_HEAD, WEIGHTS, Head, head_path
+from core.dream.judgment.heads import GATE, KIND_HEAD, RELATED_HEAD, RELATION_HEAD, WEIGHTS, Head, head_path
 
 DEFAULT_MODEL = "use-multilingual-v3"
-KIND_C, RELATION_C = 4.0, 4.0        # inverse regularisation; chosen leave-one-domain-out (docs/benchmarks.md)
+KIND_C, RELATION_C, RELATED_C = 4.0, 4.0, 1.0   # inverse regularisation (docs/benchmarks.md says how chosen)
 SEED = 26
 PINNED_CLASSES = ("conflict", "agreement", "distinct")
 FREE_CLASSES = ("duplicate", "update", "refinement", "distinct")
@@ -89,8 +90,11 @@ def fit(x: np.ndarray, y: np.ndarray, c: float, model: str) -> Head:
     with threadpool_limits(1):
         clf = LogisticRegression(C=c, max_iter=2000, tol=1e-4)
         clf.fit(x.astype(np.float64), y)
-    return Head(tuple(str(k) for k in clf.classes_), clf.coef_.astype(np.float32),
-                clf.intercept_.astype(np.float32), model or "")
+    coef, intercept = clf.coef_, clf.intercept_
+    if len(clf.classes_) == 2:          # a binary model has one row: as two, the softmax is its sigmoid
+        coef, intercept = np.vstack([np.zeros_like(coef), coef]), np.concatenate([[0.0], intercept])
+    return Head(tuple(str(k) for k in clf.classes_), coef.astype(np.float32), intercept.astype(np.float32),
+                model or "")
 
 
 def allowed_classes(pinned: bool) -> tuple[str, ...]:
@@ -98,10 +102,22 @@ def allowed_classes(pinned: bool) -> tuple[str, ...]:
     return PINNED_CLASSES if pinned else FREE_CLASSES
 
 
-def predict_relations(head: Head, x: np.ndarray, pinned: np.ndarray) -> list[str]:
+def fit_relations(data: Data, rows: np.ndarray, model: str | None) -> tuple[Head, Head]:
+    """The relation head (on the corpus' pairs among `rows`) and the gate (on all of `rows`)."""
+    real = rows & data.pair_real
+    head = fit(data.pair_x[real], data.pair_y[real], RELATION_C, model or "")
+    gate = fit(data.pair_x[rows], np.where(data.pair_real[rows], "related", "unrelated"), RELATED_C, model or "")
+    return head, gate
+
+
+def predict_relations(head: Head, x: np.ndarray, pinned: np.ndarray, gate: Head | None = None) -> list[str]:
     probs = head.probabilities(x)
+    related = gate.probabilities(x)[:, gate.classes.index("related")] if gate is not None else np.ones(len(x))
     out = []
-    for row, pin in zip(probs, pinned):
+    for row, pin, p_related in zip(probs, pinned, related):
+        if p_related < GATE:
+            out.append("distinct")
+            continue
         allowed = allowed_classes(bool(pin))
         out.append(max(allowed, key=lambda c: row[head.classes.index(c)] if c in head.classes else -1.0))
     return out
@@ -114,8 +130,9 @@ def predict_kinds(head: Head, x: np.ndarray) -> list[str]:
 def train_all(model: str | None, out: Path = WEIGHTS, folder: Path = dataset.CORPUS) -> dict[str, Head]:
     data = build(model, folder)
     text_only = not model
-    heads = {KIND_HEAD: fit(data.kind_x, data.kind_y, KIND_C, model or ""),
-             RELATION_HEAD: fit(data.pair_x, data.pair_y, RELATION_C, model or "")}
+    relation, gate = fit_relations(data, np.ones(len(data.pairs), dtype=bool), model)
+    heads = {KIND_HEAD: fit(data.kind_x, data.kind_y, KIND_C, model or ""), RELATION_HEAD: relation,
+             RELATED_HEAD: gate}
     for name, head in heads.items():
         head.save(head_path(name, text_only, out))
     return heads
