@@ -35,9 +35,9 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_bench_judgment)
 
 
-def leave_one_domain_out(model: str | None) -> dict:
+def leave_one_domain_out(model: str | None, folder: Path = dataset.CORPUS) -> dict:
     """Held-out predictions for every line and every corpus pair."""
-    data = train.build(model)
+    data = train.build(model, folder)
     line_domains = np.asarray([l.domain for l in data.lines])
     pair_domains = np.asarray([p.domain for p in data.pairs])
     kinds_pred = np.empty(len(data.lines), dtype=object)
@@ -46,8 +46,9 @@ def leave_one_domain_out(model: str | None) -> dict:
     domains = sorted(set(line_domains) | set(pair_domains))
     for domain in domains:
         print(f"judgment: leaving out {domain}", file=sys.stderr, flush=True)
-        test = line_domains == domain
-        head = train.fit(data.kind_x[~test], data.kind_y[~test], train.KIND_C, model or "")
+        test = (line_domains == domain) & data.line_real
+        head = train.fit(data.kind_x[line_domains != domain], data.kind_y[line_domains != domain], train.KIND_C,
+                         model or "")
         kinds_pred[test] = train.predict_kinds(head, data.kind_x[test])
         test_pairs = (pair_domains == domain) & data.pair_real
         head, gate = train.fit_relations(data, pair_domains != domain, model)
@@ -56,7 +57,8 @@ def leave_one_domain_out(model: str | None) -> dict:
         gate_rejected[unrelated] = np.asarray(train.predict_relations(head, data.pair_x[unrelated],
                                                                       data.pinned[unrelated], gate)) == "distinct"
     real = data.pair_real
-    return {"lines": data.lines, "kinds": list(kinds_pred), "pairs": [p for p, r in zip(data.pairs, real) if r],
+    return {"lines": [l for l, r in zip(data.lines, data.line_real) if r], "kinds": list(kinds_pred[data.line_real]),
+            "pairs": [p for p, r in zip(data.pairs, real) if r],
             "relations": list(rel_pred[real]), "domains": domains,
             "unrelated_rejected": float(gate_rejected[~real].mean()) if (~real).any() else 0.0}
 

@@ -130,8 +130,6 @@ def cmd_check(args) -> int:
 
     settings = model_settings(args)
     fold = model_check.test_fold(args.limit)
-    print(f"models check: {model_check.model_key(settings)} on {len(fold.lines)} lines and {len(fold.pairs)} pairs "
-          f"of {', '.join(model_check.TEST_DOMAINS)}", file=sys.stderr, flush=True)
     heads_model = None if args.heads_model in ("none", "") else args.heads_model
     heads_k, heads_r = model_check.heads_without_fold(fold, heads_model)
 
@@ -139,6 +137,9 @@ def cmd_check(args) -> int:
         return lambda done, total: print(f"models check: {label} {done}/{total}", file=sys.stderr, flush=True)
 
     client = open_client(settings)
+    key = model_check.model_key(client)
+    print(f"models check: {key} on {len(fold.lines)} lines and {len(fold.pairs)} pairs "
+          f"of {', '.join(model_check.TEST_DOMAINS)}", file=sys.stderr, flush=True)
     try:
         started = time.monotonic()
         model_k = model_check.model_kinds(client, fold.lines, progress("kinds"))
@@ -148,7 +149,7 @@ def cmd_check(args) -> int:
         client.close()
     verdict = model_check.verdict(fold, model_k, model_r, heads_k, heads_r)
     verdict["seconds"] = round(seconds, 1)
-    path = model_check.store_check(model_check.model_key(settings), verdict)
+    path = model_check.store_check(key, verdict)
     print(f"{'decision':<14} {'model':>7} {'learned':>8}")
     for name in ("kinds", "relations", "update_recall"):
         print(f"{name:<14} {verdict[name]['model']:>7.3f} {verdict[name]['heads']:>8.3f}")

@@ -97,21 +97,25 @@ def load_pairs(folder: Path = CORPUS) -> list[Pair]:
 
 
 def import_corpus(source: Path, target: Path = CORPUS) -> dict[str, int]:
-    """Copy SRC/lines and SRC/pairs into `target`, validated, without header-only table rows.
-    Returns what was copied and dropped."""
+    """Copy SRC/lines and SRC/pairs into `target`, without header-only table rows. Every record is
+    checked before anything is written, so a bad source leaves the corpus as it was."""
     stats = Counter()
-    for part in ("lines", "pairs"):
-        (target / part).mkdir(parents=True, exist_ok=True)
+    out: dict[Path, list[str]] = {}
+    for part, field, known in (("lines", "kind", KINDS), ("pairs", "relation", RELATIONS)):
         for path in sorted((source / part).glob("*.jsonl")):
             kept = []
             for record in _records(path):
+                if record.get(field) not in known:
+                    raise CorpusError(f"{path}: {record.get('id')}: unknown {field} {record.get(field)!r}")
                 if part == "lines" and is_header_row(record.get("text", "")):
                     stats["header rows dropped"] += 1
                     continue
                 kept.append(json.dumps(record, ensure_ascii=False))
                 stats[part] += 1
-            (target / part / path.name).write_text("\n".join(kept) + "\n", encoding="utf-8")
-    load_lines(target), load_pairs(target)        # every label known, or an error now
+            out[target / part / path.name] = kept
+    for path, kept in out.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(kept) + "\n", encoding="utf-8")
     return dict(stats)
 
 

@@ -22,6 +22,19 @@ from core.dream.judgment import features
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 KIND_HEAD, RELATION_HEAD, RELATED_HEAD = "kinds", "relations", "related"
 GATE = 0.5          # below this probability of being about the same thing, a pair is distinct
+# A fact kept by mistake costs a review click, a fact lost costs the memory: a line is held back as
+# transient or one-off only when the head prefers that kind to durable by this much (secrets: always).
+DURABLE_MARGIN = 0.1
+
+
+def decide_kind(classes: Sequence[str], row: np.ndarray) -> int:
+    """The index of the kind a row of probabilities decides."""
+    best = int(row.argmax())
+    if "durable" in classes and classes[best] not in ("durable", "secret"):
+        durable = classes.index("durable")
+        if row[best] - row[durable] < DURABLE_MARGIN:
+            return durable
+    return best
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ def classify_facts(texts: Sequence[str]) -> list[FactKind]:
     if todo:
         classes, probs = heads.kind_probabilities([texts[i] for i in todo])
         for i, row in zip(todo, probs):
-            best = int(row.argmax())
+            best = heads.decide_kind(classes, row)
             kind = classes[best]
             why = _WHY.get(kind, "")
             out[i] = FactKind(kind, f"{why} (learned, p={row[best]:.2f})" if why else "", float(row[best]))

@@ -36,11 +36,10 @@ def checks_file() -> Path:
     return Path(base) / "reverie" / "model-checks.json"
 
 
-def model_key(settings) -> str:
-    """One name per model: the catalog id or file for a local one, the server and its model otherwise."""
-    if getattr(settings, "backend", "local") == "openai":
-        return f"{settings.base_url.rstrip('/')}#{settings.server_model or 'default'}"
-    return str(settings.model)
+def model_key(client) -> str:
+    """The name a verdict is stored under: the model id its client reports (a catalog id, a file name,
+    or the model a server serves)."""
+    return str(getattr(client, "model_id", "") or "unknown")
 
 
 def load_checks(path: Path | None = None) -> dict:
@@ -62,9 +61,9 @@ def store_check(key: str, verdict: dict, path: Path | None = None) -> Path:
     return path
 
 
-def trusted_for(settings, path: Path | None = None) -> frozenset[str]:
-    """The decisions a dream may hand to this model: those its stored check measured better."""
-    verdict = load_checks(path).get(model_key(settings)) or {}
+def trusted_for(key: str, path: Path | None = None) -> frozenset[str]:
+    """The decisions a dream may hand to the model `key`: those its stored check measured better."""
+    verdict = load_checks(path).get(key) or {}
     return frozenset(d for d in verdict.get("use_for", []) if d in DECISIONS)
 
 
@@ -153,7 +152,7 @@ def heads_without_fold(fold: Fold, model: str | None) -> tuple[list[str], list[s
     from core.dream.judgment import features, train
 
     data = train.build(model)
-    keep_l = np.asarray([l.domain not in TEST_DOMAINS for l in data.lines])
+    keep_l = np.asarray([l.domain not in TEST_DOMAINS for l in data.lines])         # pair lines too
     keep_p = np.asarray([p.domain not in TEST_DOMAINS for p in data.pairs])
     kind_head = train.fit(data.kind_x[keep_l], data.kind_y[keep_l], train.KIND_C, model or "")
     rel_head, gate = train.fit_relations(data, keep_p, model)

@@ -67,8 +67,9 @@ def restates_pin(fact: str, pin: str) -> bool:
     return shared >= 0.8 and bool(signals.negations(fact)) == bool(signals.negations(pin))
 
 
-def judged(fact: str, candidates: Sequence[Candidate]) -> list[tuple[Candidate, dict[str, float]]]:
-    """Each candidate with the head's probability of every relation allowed for it (they sum to 1)."""
+def judged(fact: str, candidates: Sequence[Candidate]) -> list[tuple[Candidate, dict[str, float], float]]:
+    """Each candidate with the head's probability of every relation allowed for it (they sum to 1)
+    and the gate's probability that the two are about one thing."""
     if not candidates:
         return []
     classes, probs, related = heads.relation_probabilities([c.text for c in candidates], [fact] * len(candidates),
@@ -83,7 +84,7 @@ def judged(fact: str, candidates: Sequence[Candidate]) -> list[tuple[Candidate, 
             mass = {c: (1.0 if c == "distinct" else 0.0) for c in mass}
         if candidate.pinned and restates_pin(fact, candidate.text):
             mass = {c: (1.0 if c == "agreement" else 0.0) for c in mass}
-        out.append((candidate, mass))
+        out.append((candidate, mass, float(p_related)))
     return out
 
 
@@ -91,15 +92,16 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     """The relation of `fact` to the best of `candidates` (ranked by cosine, best first).
     `rarity` is accepted for the callers' sake; the head needs no counts of the page."""
     best = None
-    for candidate, mass in judged(fact, candidates):
+    for candidate, mass, p_related in judged(fact, candidates):
         label = max(mass, key=mass.get)
         if label == "distinct":
             continue
-        if best is None or mass[label] > best[2]:
-            best = (candidate, label, mass[label])
+        # Among several bullets the fact may relate to, the one most surely about the same thing.
+        if best is None or mass[label] * p_related > best[3]:
+            best = (candidate, label, mass[label], mass[label] * p_related)
     if best is None:
         return Relation(NEW, "", "", candidates[0].cosine if candidates else 0.0)
-    candidate, label, p = best
+    candidate, label, p, _sure = best
     return Relation(_DREAM_KIND[label], candidate.key, f"{_SAYS[label]} (learned, p={p:.2f})", candidate.cosine,
                     label, p)
 

@@ -21,7 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from core.dream.judgment import dataset, features
-from core.dream.judgment.heads import GATE, KIND_HEAD, RELATED_HEAD, RELATION_HEAD, WEIGHTS, Head, head_path
+from core.dream.judgment.heads import GATE, decide_kind, KIND_HEAD, RELATED_HEAD, RELATION_HEAD, WEIGHTS, Head, head_path
 
 DEFAULT_MODEL = "use-multilingual-v3"
 KIND_C, RELATION_C, RELATED_C = 4.0, 4.0, 1.0   # inverse regularisation (docs/benchmarks.md says how chosen)
@@ -34,17 +34,20 @@ FREE_CLASSES = ("duplicate", "update", "refinement", "distinct")
 class Data:
     """The corpus as feature matrices, with what each row is (for folds and per-language figures)."""
     lines: list
-    pairs: list                     # the corpus' pairs, then the shuffled distinct ones
+    pairs: list                     # the corpus' pairs, then the unrelated ones
     kind_x: np.ndarray
     kind_y: np.ndarray
     pair_x: np.ndarray
     pair_y: np.ndarray
     pair_real: np.ndarray           # True for the corpus' own pairs
     pinned: np.ndarray
+    line_real: np.ndarray           # True for the corpus' own lines (not a pair's line taken as durable)
 
 
-def shuffled_pairs(pairs: Sequence[dataset.Pair]) -> list[dataset.Pair]:
-    """Each pair's bullet against the line of another pair of its domain (never one with its bullet)."""
+def unrelated_pairs(pairs: Sequence[dataset.Pair], vectors: dict[str, np.ndarray] | None) -> list[dataset.Pair]:
+    """Each pair's bullet beside the line of another pair of its domain (never one with the same
+    bullet): one drawn at random with a fixed seed and, with sentence vectors, the other pair's line
+    closest to the bullet (the near miss a dream meets among its candidates)."""
     rng = np.random.default_rng(SEED)
     out = []
     by_domain: dict[str, list[dataset.Pair]] = {}
@@ -52,22 +55,42 @@ def shuffled_pairs(pairs: Sequence[dataset.Pair]) -> list[dataset.Pair]:
         by_domain.setdefault(pair.domain, []).append(pair)
     for domain in sorted(by_domain):
         group = by_domain[domain]
-        for index, pair in enumerate(group):
-            for _try in range(10):
-                other = group[int(rng.integers(len(group)))]
-                if other.bullet != pair.bullet and other is not pair:
-                    break
-            out.append(dataset.Pair(f"{pair.id}-x", domain, pair.bullet, other.line, "distinct", pair.pinned,
-                                    other.lang))
+        lines = np.asarray([vectors[p.line] for p in group]) if vectors else None
+        for pair in group:
+            others = [i for i, o in enumerate(group) if o.bullet != pair.bullet and o.line != pair.line]
+            if not others:
+                continue
+            picks = [others[int(rng.integers(len(others)))]]
+            if lines is not None:
+                near = max(others, key=lambda i: float(lines[i] @ vectors[pair.bullet]))
+                if near != picks[0]:
+                    picks.append(near)
+            for n, i in enumerate(picks):
+                out.append(dataset.Pair(f"{pair.id}-x{n}", domain, pair.bullet, group[i].line, "distinct",
+                                        pair.pinned, group[i].lang))
     return out
+
+
+# A pair's line states a durable fact when it repeats, updates or refines a bullet: those lines teach
+# the kind head that "moved to", "换成", "bumped ... to" state something lasting, which the corpus'
+# own lines (few of them changes) say too rarely.
+DURABLE_RELATIONS = ("duplicate", "update", "refinement")
 
 
 def build(model: str | None, folder: Path = dataset.CORPUS) -> Data:
     """Feature matrices for the whole corpus; `model` None: text alone."""
-    lines = dataset.load_lines(folder)
+    corpus_lines = dataset.load_lines(folder)
     real = dataset.load_pairs(folder)
-    pairs = real + shuffled_pairs(real)
+    seen = {l.text for l in corpus_lines}
+    extra = [dataset.Line(f"{p.id}-line", p.domain, p.line, "durable", p.lang, "pair")
+             for p in real if p.relation in DURABLE_RELATIONS and p.line not in seen]
+    lines = corpus_lines + extra
     store = features.VectorStore(model) if model else None
+    vectors = None
+    if store:
+        texts = list(dict.fromkeys([p.bullet for p in real] + [p.line for p in real]))
+        vectors = dict(zip(texts, store.get(texts)))
+    pairs = real + unrelated_pairs(real, vectors)
     line_vectors = store.get([l.text for l in lines]) if store else None
     vb = store.get([p.bullet for p in pairs]) if store else None
     vl = store.get([p.line for p in pairs]) if store else None
@@ -78,7 +101,7 @@ def build(model: str | None, folder: Path = dataset.CORPUS) -> Data:
                 features.line_features([l.text for l in lines], line_vectors), np.asarray([l.kind for l in lines]),
                 features.pair_features([p.bullet for p in pairs], [p.line for p in pairs], vb, vl, pinned),
                 np.asarray([p.relation for p in pairs]), np.asarray([i < len(real) for i in range(len(pairs))]),
-                pinned)
+                pinned, np.asarray([l.shape != "pair" for l in lines]))
 
 
 def fit(x: np.ndarray, y: np.ndarray, c: float, model: str) -> Head:
@@ -124,7 +147,7 @@ def predict_relations(head: Head, x: np.ndarray, pinned: np.ndarray, gate: Head 
 
 
 def predict_kinds(head: Head, x: np.ndarray) -> list[str]:
-    return [head.classes[i] for i in head.probabilities(x).argmax(axis=1)]
+    return [head.classes[decide_kind(head.classes, row)] for row in head.probabilities(x)]
 
 
 def train_all(model: str | None, out: Path = WEIGHTS, folder: Path = dataset.CORPUS) -> dict[str, Head]:

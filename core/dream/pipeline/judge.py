@@ -64,7 +64,7 @@ def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rar
     addition, and never picks a bullet to replace."""
     answers = {(rule.kind, rule.target)}
     if rule.kind == NEW:
-        answers |= {(DUPLICATE, c.key) for c, mass in relations.judged(fact.text, [c for c, _e in pool])
+        answers |= {(DUPLICATE, c.key) for c, mass, _related in relations.judged(fact.text, [c for c, _e in pool])
                     if not c.pinned and mass.get("duplicate", 0.0) >= PLAUSIBLE}
     return answers
 
