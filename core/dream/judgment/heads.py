@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from core.dream.judgment import features
+from core.dream.judgment import features, signals
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 KIND_HEAD, RELATION_HEAD, RELATED_HEAD = "kinds", "relations", "related"
@@ -121,6 +121,7 @@ def _pick(name: str) -> tuple[Head, bool]:
 
 
 def kind_probabilities(texts: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
+    texts = [signals.body(t) for t in texts]        # as trained: no list marker, no time stamp
     head, text_only = _pick(KIND_HEAD)
     if text_only:
         head = load_head(KIND_HEAD, True)
@@ -132,6 +133,7 @@ def kind_probabilities(texts: Sequence[str]) -> tuple[tuple[str, ...], np.ndarra
 
 def relation_probabilities(bullets: Sequence[str], lines: Sequence[str], pinned: Sequence[bool]):
     """(classes, probabilities of each relation, probability that the pair is about one thing at all)."""
+    bullets, lines = [signals.body(t) for t in bullets], [signals.body(t) for t in lines]
     head, text_only = _pick(RELATION_HEAD)
     if text_only:
         head = load_head(RELATION_HEAD, True)
