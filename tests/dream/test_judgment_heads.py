@@ -164,3 +164,34 @@ def test_the_model_is_asked_in_batches_with_a_schema(tmp_path):
     lines = [dataset.Line(str(i), "d", f"line {i}", "durable", "en", "") for i in range(8)]
     assert model_check.model_kinds(llm, lines) == ["durable"] * 8
     assert len(llm.calls) == 2          # batches of six
+
+
+def test_a_dream_asks_a_model_only_where_its_check_did_not_find_it_worse(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from tests.support.fakes import ScriptedLLM
+
+    from core.dream.judgment import model_check
+    from core.dream.pipeline import stages
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    ctx = SimpleNamespace(llm=ScriptedLLM([]))
+    assert stages._model_trust(ctx) == ""                    # never checked: it may only pick among the head's answers
+    model_check.store_check("scripted", {"use_for": []})
+    assert stages._model_trust(ctx) == "worse"               # measured worse: not asked
+    model_check.store_check("scripted", {"use_for": ["relations"]})
+    assert stages._model_trust(ctx) == "better"
+    assert model_check.checks_file() == tmp_path / "reverie" / "model-checks.json"
+
+
+def test_a_trusted_model_may_pick_any_answer_that_fits_the_bullets_shown():
+    from core.dream.pipeline import judge
+    from core.dream.pipeline.material import Fact
+
+    fact = Fact("Standup moved to 10:00", ("memory/2026-11-09.md#L1",), "2026-11-09")
+    pool = [(Candidate("b1", "Standup is at 09:30", 0.8), None), (Candidate("p1", "Never skip standup", 0.5, True), None)]
+    rule = relate(fact.text, [c for c, _ in pool])
+    loose = judge.allowed(fact, rule, pool, None, trusted=True)
+    assert {("new", ""), ("update", "b1"), ("duplicate", "b1"), ("conflict", "p1")} <= loose
+    assert ("update", "p1") not in loose
+    assert judge.allowed(fact, rule, pool, None) <= loose

@@ -24,7 +24,7 @@ KIND_HEAD, RELATION_HEAD, RELATED_HEAD = "kinds", "relations", "related"
 GATE = 0.5          # below this probability of being about the same thing, a pair is distinct
 # A fact kept by mistake costs a review click, a fact lost costs the memory: a line is held back as
 # transient or one-off only when the head prefers that kind to durable by this much (secrets: always).
-DURABLE_MARGIN = 0.1
+DURABLE_MARGIN = 0.25
 
 
 def decide_kind(classes: Sequence[str], row: np.ndarray) -> int:

@@ -57,12 +57,21 @@ def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity) -> tuple[Rel
 PLAUSIBLE = 0.3         # a relation the head gives at least this probability is one a model may pick
 
 
-def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rarity: Rarity) -> set[tuple[str, str]]:
-    """The (relation, target) answers a model may give for this fact: the head's own, and, where
-    the head found nothing, "duplicate" of a bullet the head finds a plausible duplicate (a
-    paraphrase it was not sure of). A model never turns a duplicate or an update into an
-    addition, and never picks a bullet to replace."""
+def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rarity: Rarity,
+            trusted: bool = False) -> set[tuple[str, str]]:
+    """The (relation, target) answers a model may give for this fact. A model that `reverie models
+    check` measured better than the heads at relations (`trusted`) may give any answer that fits the
+    bullets shown: new, a duplicate of one, an update of an editable one, a conflict with a pin.
+    Otherwise: the head's own answer, and, where the head found nothing, "duplicate" of a bullet the
+    head finds a plausible duplicate (a paraphrase it was not sure of); such a model never turns a
+    duplicate or an update into an addition, and never picks a bullet to replace."""
     answers = {(rule.kind, rule.target)}
+    if trusted:
+        answers.add((NEW, ""))
+        for c, entry in pool:
+            answers.add((DUPLICATE, c.key))
+            answers.add((CONFLICT, c.key) if c.pinned else (UPDATE, c.key))
+        return answers
     if rule.kind == NEW:
         answers |= {(DUPLICATE, c.key) for c, mass, _related in relations.judged(fact.text, [c for c, _e in pool])
                     if not c.pinned and mass.get("duplicate", 0.0) >= PLAUSIBLE}

@@ -18,6 +18,7 @@ from typing import Callable, Iterator
 from core.cancel import CancelToken
 from core.config import Settings
 from core.dream.pipeline import judge, prompts, relevance
+from core.dream.judgment import model_check
 from core.dream.judgment.kinds import classify_facts
 from core.dream.pipeline.material import Fact, Material, gather
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
@@ -198,6 +199,7 @@ def consolidate(ctx: DreamContext) -> Progress:
     todo = ctx.prepared
     rarity = Rarity([e.text for e in ctx.memory.live()] + [item.fact.text for item in todo])
     counts = {NEW: 0, DUPLICATE: 0, UPDATE: 0, CONFLICT: 0}
+    trust = _model_trust(ctx)
     for start in range(0, len(todo), BATCH):
         ctx.checkpoint()
         batch = todo[start:start + BATCH]
@@ -208,7 +210,8 @@ def consolidate(ctx: DreamContext) -> Progress:
             answer = answers.get(number)
             if answer is not None:
                 kind, target = answer
-                if (kind, target if kind != NEW else "") in judge.allowed(item.fact, rule, pool, rarity):
+                if (kind, target if kind != NEW else "") in judge.allowed(item.fact, rule, pool, rarity,
+                                                                           trusted=trust == "better"):
                     chosen = next((c for c, _ in pool if c.key == target), None)
                     if kind != rule.kind or target != rule.target:
                         verdict.relation = Relation(kind, target if kind != NEW else "", "the model's choice",
@@ -238,7 +241,7 @@ def _counted(counts: dict[str, int]) -> str:
 def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict[int, tuple[str, str]]:
     """The model's relation for each fact of the batch ({number: (relation, bullet key)}), or {}.
     Each fact is shown with its few closest bullets; handles (B1, B2, ...) are unique in the batch."""
-    if ctx.llm is None or ctx._model_off:
+    if ctx.llm is None or ctx._model_off or _model_trust(ctx) == "worse":
         return {}
     shown: list[prompts.BatchFact] = []
     keys: dict[str, str] = {}                 # handle -> entry key
@@ -258,6 +261,18 @@ def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict
         return {}
     return {op.fact: (op.op, keys.get(op.target, "")) for op in prompts.read_ops(reply)
             if 1 <= op.fact <= len(batch)}
+
+
+def _model_trust(ctx: DreamContext) -> str:
+    """"better" or "worse" when `reverie models check` measured this model against the learned heads
+    on relations, "" when it was never checked (it may then only pick among the head's plausible
+    answers)."""
+    if ctx.llm is None:
+        return ""
+    verdict = model_check.load_checks().get(model_check.model_key(ctx.llm))
+    if not verdict:
+        return ""
+    return "better" if "relations" in verdict.get("use_for", []) else "worse"
 
 
 def merge_near_duplicates(ctx: DreamContext) -> int:
