@@ -27,6 +27,29 @@ GATE = 0.5          # below this probability of being about the same thing, a pa
 DURABLE_MARGIN = 0.25
 
 
+PINNED_CLASSES = ("conflict", "agreement", "distinct")
+FREE_CLASSES = ("duplicate", "update", "refinement", "distinct")
+
+
+def allowed_classes(pinned: bool) -> tuple[str, ...]:
+    """A pinned bullet is agreed with, broken, or unrelated; a free one is repeated, updated, refined, or not."""
+    return PINNED_CLASSES if pinned else FREE_CLASSES
+
+
+# The same cost argument for a relation: a wrong duplicate or update loses a fact (or a bullet), a
+# missed one adds a line a person can merge. A free bullet's duplicate/update/refinement must beat
+# "distinct" by this much (for a pin, conflict holds the fact for a person anyway).
+RELATED_MARGIN = 0.15
+
+
+def decide_relation(mass: dict[str, float], pinned: bool) -> str:
+    """The relation a head's probabilities (over the classes allowed for the bullet) decide."""
+    best = max(mass, key=mass.get)
+    if not pinned and best != "distinct" and mass[best] - mass.get("distinct", 0.0) < RELATED_MARGIN:
+        return "distinct"
+    return best
+
+
 def decide_kind(classes: Sequence[str], row: np.ndarray) -> int:
     """The index of the kind a row of probabilities decides."""
     best = int(row.argmax())

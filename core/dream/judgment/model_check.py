@@ -83,6 +83,11 @@ def describe(verdict: dict | None) -> str:
     return f"{', '.join(parts)} ({figures}; checked {verdict.get('checked', '?')} on {verdict.get('sample', '?')})"
 
 
+def model_check_words(model_id: str) -> str:
+    """The stored verdict on a model (by the id its client reports, or a catalog id), in plain words."""
+    return describe(load_checks().get(model_id))
+
+
 def sample(items: Sequence, label: Callable, limit: int, seed: int = 26) -> list:
     """At most `limit` items, the labels in their proportions, chosen with a fixed seed."""
     if limit <= 0 or limit >= len(items):
@@ -167,7 +172,7 @@ def heads_without_fold(fold: Fold, model: str | None) -> tuple[list[str], list[s
 
 
 def _legal(relation: str, pinned: bool) -> str:
-    from core.dream.judgment.relations import allowed_classes
+    from core.dream.judgment.heads import allowed_classes
 
     return relation if relation in allowed_classes(pinned) else "distinct"
 

@@ -21,11 +21,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from core.dream.judgment import heads, signals
+from core.dream.judgment.heads import FREE_CLASSES, allowed_classes
 from core.dream.judgment.wording import Rarity, anchors, content, stem, stems
 
 NEW, DUPLICATE, UPDATE, CONFLICT = "new", "duplicate", "update", "conflict"
-PINNED_CLASSES = ("conflict", "agreement", "distinct")
-FREE_CLASSES = ("duplicate", "update", "refinement", "distinct")
 _DREAM_KIND = {"duplicate": DUPLICATE, "agreement": DUPLICATE, "update": UPDATE, "refinement": UPDATE,
                "conflict": CONFLICT}
 _SAYS = {"duplicate": "says the same", "agreement": "agrees with the pinned bullet",
@@ -52,10 +51,6 @@ class Relation:
     cosine: float = 0.0
     label: str = ""              # the corpus label behind it (refinement, agreement, ...)
     probability: float = 0.0
-
-
-def allowed_classes(pinned: bool) -> tuple[str, ...]:
-    return PINNED_CLASSES if pinned else FREE_CLASSES
 
 
 def restates_pin(fact: str, pin: str) -> bool:
@@ -93,7 +88,7 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     `rarity` is accepted for the callers' sake; the head needs no counts of the page."""
     best = None
     for candidate, mass, p_related in judged(fact, candidates):
-        label = max(mass, key=mass.get)
+        label = heads.decide_relation(mass, candidate.pinned)
         if label == "distinct":
             continue
         # Among several bullets the fact may relate to, the one most surely about the same thing.

@@ -21,7 +21,8 @@ from typing import Sequence
 import numpy as np
 
 from core.dream.judgment import dataset, features, signals
-from core.dream.judgment.heads import GATE, decide_kind, KIND_HEAD, RELATED_HEAD, RELATION_HEAD, WEIGHTS, Head, head_path
+from core.dream.judgment.heads import (GATE, KIND_HEAD, RELATED_HEAD, RELATION_HEAD, WEIGHTS, Head, allowed_classes,
+                                       decide_kind, decide_relation, head_path)
 
 DEFAULT_MODEL = "use-multilingual-v3"
 KIND_C, RELATION_C, RELATED_C = 4.0, 4.0, 1.0   # inverse regularisation (docs/benchmarks.md says how chosen)
@@ -30,8 +31,6 @@ SEED = 26
 # consolidation cases ("Seedlings from Maple Lane instead of Koru" / "Buys seedlings from Koru"): in one
 # domain the closest line is often about the same thing. Measured, then left off.
 NEAR_MISSES = False
-PINNED_CLASSES = ("conflict", "agreement", "distinct")
-FREE_CLASSES = ("duplicate", "update", "refinement", "distinct")
 
 
 @dataclass
@@ -125,11 +124,6 @@ def fit(x: np.ndarray, y: np.ndarray, c: float, model: str) -> Head:
                 model or "")
 
 
-def allowed_classes(pinned: bool) -> tuple[str, ...]:
-    """A pinned bullet is agreed with, broken, or unrelated; a free one is repeated, updated, refined, or not."""
-    return PINNED_CLASSES if pinned else FREE_CLASSES
-
-
 def fit_relations(data: Data, rows: np.ndarray, model: str | None) -> tuple[Head, Head]:
     """The relation head (on the corpus' pairs among `rows`) and the gate (on all of `rows`)."""
     real = rows & data.pair_real
@@ -146,8 +140,9 @@ def predict_relations(head: Head, x: np.ndarray, pinned: np.ndarray, gate: Head 
         if p_related < GATE:
             out.append("distinct")
             continue
-        allowed = allowed_classes(bool(pin))
-        out.append(max(allowed, key=lambda c: row[head.classes.index(c)] if c in head.classes else -1.0))
+        allowed = [c for c in allowed_classes(bool(pin)) if c in head.classes]
+        total = sum(float(row[head.classes.index(c)]) for c in allowed) or 1.0
+        out.append(decide_relation({c: float(row[head.classes.index(c)]) / total for c in allowed}, bool(pin)))
     return out
 
 
