@@ -90,6 +90,7 @@ class DreamSettings:
     relevance_days: float = 7.0         # proposed (held) as drops; 0 turns it off; "recent" = these days
     relevance_min_age_days: float = 30.0    # a bullet younger than this is never suggested: not stale yet
     relevance_max_suggestions: int = 5      # per dream, the least related first: a review stays short
+    judgment: str = "rules"                 # "rules" | "learned": who decides a fact's kind and relation
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ CHOICES = {
     ("search", "default_mode"): ("hybrid", "keyword", "meaning", "fts", "vector", "semantic"),  # the last three: older names
     ("model", "backend"): ("local", "openai"),
     ("model", "json_mode"): ("", "grammar", "retry"),
+    ("dream", "judgment"): ("rules", "learned"),
 }
 
 SECTIONS = {

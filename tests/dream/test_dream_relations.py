@@ -1,8 +1,6 @@
 """What a dream does with each kind of fact and each relation to MEMORY.md, on real files with the
 real embedding model: durable facts added, to-dos/one-offs/secrets skipped with a reason, repeats
-cited instead of added, changed facts replaced (the old value kept), pins never overwritten.
-The kinds and relations come from the learned heads (core/dream/judgment/heads.py); the sentences
-they still misjudge are marked xfail(strict), so a better head shows up as a failure to unmark."""
+cited instead of added, changed facts replaced (the old value kept), pins never overwritten."""
 from __future__ import annotations
 
 import datetime as dt
@@ -36,17 +34,17 @@ MEMORY = """# MEMORY
     ("Today I fixed a typo in the onboarding page", ONE_OFF),
     (f"The wiki admin password is {PASSWORD}", SECRET),
     ("Prefers dark mode in every editor", DURABLE),
-    pytest.param("The team decided to keep backups for 90 days", DURABLE, marks=pytest.mark.xfail(strict=True, reason="the learned head misjudges it (docs/benchmarks.md, where it still fails)")),
+    ("The team decided to keep backups for 90 days", DURABLE),
     ("Find out why the nightly import skipped two files", TRANSIENT),
-    pytest.param("Make the invoice export multi-currency.", TRANSIENT, marks=pytest.mark.xfail(strict=True, reason="the learned head misjudges it (docs/benchmarks.md, where it still fails)")),
+    ("Make the invoice export multi-currency.", TRANSIENT),
     ("Create the billing table migration and a test.", TRANSIENT),
     ("Two integration tests still fail on the new runner", TRANSIENT),
     ("The Heron job logs look healthy at step 4", TRANSIENT),
     ("Implemented the retry queue with a bounded buffer", TRANSIENT),
-    pytest.param("Lena is away next Thursday (school trip); no reviews that day", ONE_OFF, marks=pytest.mark.xfail(strict=True, reason="the learned head misjudges it (docs/benchmarks.md, where it still fails)")),
-    pytest.param("Omar will be on leave from the 3rd for a week", ONE_OFF, marks=pytest.mark.xfail(strict=True, reason="the learned head misjudges it (docs/benchmarks.md, where it still fails)")),
-    pytest.param("Make sure every migration has a down step", DURABLE, marks=pytest.mark.xfail(strict=True, reason="the learned head misjudges it (docs/benchmarks.md, where it still fails)")),
-    pytest.param("Update: the staging bucket moved to eu-west-2", DURABLE, marks=pytest.mark.xfail(strict=True, reason="the learned head misjudges it (docs/benchmarks.md, where it still fails)")),
+    ("Lena is away next Thursday (school trip); no reviews that day", ONE_OFF),
+    ("Omar will be on leave from the 3rd for a week", ONE_OFF),
+    ("Make sure every migration has a down step", DURABLE),
+    ("Update: the staging bucket moved to eu-west-2", DURABLE),
 ])
 def test_every_fact_gets_a_kind(text, kind):
     assert classify_fact(text).kind == kind, classify_fact(text)
@@ -91,7 +89,6 @@ def test_a_repeat_and_a_rewording_only_cite_the_bullet_they_repeat(dreamed):
     assert proposal.summary["relations"]["duplicate"] >= 2
 
 
-@pytest.mark.xfail(strict=True, reason="the learned head misjudges it (docs/benchmarks.md, where it still fails)")
 def test_a_traded_word_is_a_fact_of_its_own(dreamed):
     _ws, proposal, facts, refs = dreamed
     [change] = changes_citing(proposal, refs["swapped"])
@@ -99,7 +96,6 @@ def test_a_traded_word_is_a_fact_of_its_own(dreamed):
     assert "billing exporter" in proposal.new_text and "billing dashboard" in proposal.new_text
 
 
-@pytest.mark.xfail(strict=True, reason="the learned head misjudges it (docs/benchmarks.md, where it still fails)")
 def test_a_reversed_preference_and_a_moved_value_replace_the_old_bullet(dreamed):
     ws, proposal, facts, refs = dreamed
     for name, bullet, old in (("reversed", "m-tea0", "tea over coffee"), ("moved", "m-port", "port 5432")):
@@ -115,7 +111,6 @@ def test_a_reversed_preference_and_a_moved_value_replace_the_old_bullet(dreamed)
     assert "port 5432" in kept and "tea over coffee" in kept
 
 
-@pytest.mark.xfail(strict=True, reason="the learned head misjudges it (docs/benchmarks.md, where it still fails)")
 def test_a_fact_against_a_pin_is_held_for_a_person(dreamed):
     _ws, proposal, facts, refs = dreamed
     assert "Deploys never happen on Fridays" in proposal.new_text

@@ -1,9 +1,11 @@
-"""The learned judgment: the shipped heads on sentences written for this test (not in the corpus),
-the pin rules, the leave-one-domain-out bench on a small corpus, and the model check's verdict."""
+"""The learned judgment (dream.judgment = "learned"): the shipped heads on sentences written for this
+test (not in the corpus), the pin rules, the leave-one-domain-out bench on a small corpus, the model
+check's verdict, and the switch between the heads and the word rules."""
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from core.dream.judgment import dataset, scores
@@ -29,17 +31,17 @@ KIND_CASES = [
 @pytest.mark.parametrize("text,kind", KIND_CASES)
 def test_kinds_of_new_sentences(text, kind):
     _not_in_corpus(text)
-    assert classify_fact(text).kind == kind, classify_fact(text)
+    assert classify_fact(text, learned=True).kind == kind, classify_fact(text, learned=True)
 
 
 def test_the_head_runs_once_for_many_and_gives_each_its_own_kind():
     texts = [t for t, _k in KIND_CASES]
-    assert [k.kind for k in classify_facts(texts)] == [k for _t, k in KIND_CASES]
-    assert classify_facts([]) == []
+    assert [k.kind for k in classify_facts(texts, learned=True)] == [k for _t, k in KIND_CASES]
+    assert classify_facts([], learned=True) == []
 
 
 def test_a_secret_is_never_promoted_whatever_the_head_says():
-    kind = classify_fact("api key for the weather service: sk-live-9fJ2kQ7xLm3Pz8Rt")
+    kind = classify_fact("api key for the weather service: sk-live-9fJ2kQ7xLm3Pz8Rt", learned=True)
     assert kind.kind == SECRET and not kind.promoted
 
 
@@ -49,22 +51,22 @@ PIN = "Never commit to main, even for typo fixes"
 def test_agreement_with_a_pin_is_not_a_conflict():
     # The issue's own example: negation on both sides, the pin's own words.
     assert restates_pin("Never commit to main directly, even typo fixes", PIN)
-    relation = relate("Never commit to main directly, even typo fixes", [Candidate("p1", PIN, 0.9, pinned=True)])
+    relation = relate("Never commit to main directly, even typo fixes", [Candidate("p1", PIN, 0.9, pinned=True)], learned=True)
     assert relation.kind == DUPLICATE and relation.label == "agreement"
 
 
 def test_breaking_a_pin_is_a_conflict():
     relation = relate("Pushed the README typo fix straight to main to save time",
-                      [Candidate("p1", PIN, 0.6, pinned=True)])
+                      [Candidate("p1", PIN, 0.6, pinned=True)], learned=True)
     assert relation.kind == CONFLICT and relation.target == "p1"
 
 
 def test_a_new_value_replaces_the_bullet_and_an_unrelated_bullet_is_left_alone():
     bullets = [Candidate("b1", "部署用 Jenkins，每晚构建一次", 0.6), Candidate("b2", "Likes hiking in the Peak District", 0.1)]
-    relation = relate("部署已经改为 GitHub Actions，不再用 Jenkins 了", bullets)
+    relation = relate("部署已经改为 GitHub Actions，不再用 Jenkins 了", bullets, learned=True)
     assert relation.kind == UPDATE and relation.target == "b1"
-    assert relate("Bought a new kettle for the studio kitchen", [bullets[1]]).kind == NEW
-    assert relate("anything", []).kind == NEW
+    assert relate("Bought a new kettle for the studio kitchen", [bullets[1]], learned=True).kind == NEW
+    assert relate("anything", [], learned=True).kind == NEW
 
 
 def test_scores_count_what_they_should():
@@ -190,8 +192,45 @@ def test_a_trusted_model_may_pick_any_answer_that_fits_the_bullets_shown():
 
     fact = Fact("Standup moved to 10:00", ("memory/2026-11-09.md#L1",), "2026-11-09")
     pool = [(Candidate("b1", "Standup is at 09:30", 0.8), None), (Candidate("p1", "Never skip standup", 0.5, True), None)]
-    rule = relate(fact.text, [c for c, _ in pool])
-    loose = judge.allowed(fact, rule, pool, None, trusted=True)
+    rule = relate(fact.text, [c for c, _ in pool], learned=True)
+    loose = judge.allowed(fact, rule, pool, None, trusted=True, learned=True)
     assert {("new", ""), ("update", "b1"), ("duplicate", "b1"), ("conflict", "p1")} <= loose
     assert ("update", "p1") not in loose
-    assert judge.allowed(fact, rule, pool, None) <= loose
+    assert judge.allowed(fact, rule, pool, None, learned=True) <= loose
+
+
+def test_a_long_line_is_judged_whole():
+    """Nothing cuts a fact: two 700-character lines that differ only in their last words get
+    different sentence vectors, n-grams and relation probabilities."""
+    from core.dream.judgment import features, heads
+
+    head = "Notes from the long planning call with the venue, the caterer and the band about the summer party. " * 7
+    a, b = head + "The deposit is now 900 euros.", head + "The deposit is now 400 euros."
+    assert len(a) > 700
+    vectors = heads.VECTORS.of([a, b], heads.load_head(heads.KIND_HEAD, False).model)
+    assert vectors is not None and not np.allclose(vectors[0], vectors[1])
+    assert not np.allclose(features.line_features([a], None), features.line_features([b], None))
+    _classes, probs, _related = heads.relation_probabilities(["The deposit is 400 euros"] * 2, [a, b], [False, False])
+    assert not np.allclose(probs[0], probs[1])
+
+
+def test_a_new_fact_about_a_pinned_facts_subject_is_news_not_the_pin():
+    relation = relate("Maya prefers dark mode screenshots",
+                      [Candidate("p1", "Maya is a backend engineer in Lisbon", 0.5, pinned=True)], learned=True)
+    assert relation.kind == NEW, relation
+
+
+def test_the_word_rules_decide_unless_the_learned_heads_are_asked_for(monkeypatch):
+    from types import SimpleNamespace
+
+    from core.config import Settings
+    from core.dream.pipeline import stages
+
+    settings = Settings()
+    assert settings.dream.judgment == "rules" and not stages._learned(SimpleNamespace(settings=settings))
+    assert stages._learned(SimpleNamespace(settings=settings.replace("dream", judgment="learned")))
+    monkeypatch.setenv("REVERIE_DREAM_JUDGMENT", "learned")
+    assert stages._learned(SimpleNamespace(settings=settings))
+    # The two judge differently: the word rules read a reversed order, the head does not (yet).
+    fact, bullet = "Prefers coffee over tea in the afternoon", "Prefers tea over coffee in the afternoon"
+    assert relate(fact, [Candidate("b1", bullet, 0.99)]).kind == UPDATE

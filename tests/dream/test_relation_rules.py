@@ -1,7 +1,6 @@
-"""The learned relation head on sentences the old word rules were written from: a role handed to
-someone else, a value moved with only one rare word in common, an order of "what comes first"
-reversed, and a shared everyday word that must not link two facts. Cosines come from the real
-embedding model; the cases the head still gets wrong are marked xfail(strict)."""
+"""The word rules that tell an update from a new fact, with cosines from the real embedding model:
+a role handed to someone else, a value moved with only one rare word in common, an order of
+"what comes first" reversed, and a shared everyday word that must not link two facts."""
 from __future__ import annotations
 
 import pytest
@@ -70,19 +69,13 @@ CASES = {
 }
 
 
-KNOWN_MISSES = {"fewer left"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="the learned head misjudges it (docs/benchmarks.md)")) if n in KNOWN_MISSES else n
-                                  for n in CASES])
+@pytest.mark.parametrize("name", CASES)
 def test_relation(name, cosine):
     fact, bullet, kind = CASES[name]
     relation = related(fact, bullet, cosine)
     assert relation.kind == kind, relation
 
 
-@pytest.mark.xfail(strict=True, reason="the learned head misjudges it (docs/benchmarks.md, where it still fails)")
 def test_a_traded_noun_is_not_a_duplicate(cosine):
     relation = related("Rosa Quintero maintains the billing dashboard",
                        "Rosa Quintero maintains the billing exporter", cosine)

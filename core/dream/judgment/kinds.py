@@ -7,11 +7,13 @@ a power cut this afternoon (one-off), and pasted passwords or keys (secret). Onl
 durable facts are promoted; the rest stay in the logs and in search, and the review
 lists them with the reason.
 
-A learned head decides (core/dream/judgment/heads.py: a linear model over the line's sentence
+With `dream.judgment = "learned"` a learned head decides (core/dream/judgment/heads.py: a linear model over the line's sentence
 vector, its character n-grams and shape signals, trained on the labelled corpus in every
 language it holds). Word rules stay only where they are near certain: the secret scanner
 (core/secrets; a secret is never promoted, whatever the head says) and an explicit to-do marker
-at the start of the line ("TODO:", "FIXME:", "待办：", an open checkbox "[ ]").
+at the start of the line ("TODO:", "FIXME:", "待办：", an open checkbox "[ ]"). With "rules" (the
+default: the head still measures worse on the consolidation cases, docs/benchmarks.md) the word
+rules of word_kinds.py decide.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.dream.judgment import heads
+from core.dream.judgment import heads, word_kinds
 from core.secrets import holds_secret
 
 DURABLE, TRANSIENT, ONE_OFF, SECRET = "durable", "transient", "one-off", "secret"
@@ -51,8 +53,10 @@ def _rule(text: str) -> FactKind | None:
     return None
 
 
-def classify_facts(texts: Sequence[str]) -> list[FactKind]:
+def classify_facts(texts: Sequence[str], learned: bool = False) -> list[FactKind]:
     """The kind of each fact (its text as the log has it); the head runs once for the lot."""
+    if not learned:
+        return [FactKind(k.kind, k.reason, k.score) for k in map(word_kinds.classify_fact, texts)]
     out: list[FactKind | None] = [_rule(t) for t in texts]
     todo = [i for i, kind in enumerate(out) if kind is None]
     if todo:
@@ -65,6 +69,6 @@ def classify_facts(texts: Sequence[str]) -> list[FactKind]:
     return [k for k in out if k is not None]
 
 
-def classify_fact(text: str) -> FactKind:
+def classify_fact(text: str, learned: bool = False) -> FactKind:
     """The kind of one fact."""
-    return classify_facts([text])[0]
+    return classify_facts([text], learned)[0]

@@ -1,6 +1,6 @@
 """How a durable fact relates to MEMORY.md: new, duplicate, update, or a conflict with a pin.
 
-A learned head decides (core/dream/judgment/heads.py): for the fact against each candidate bullet
+With `dream.judgment = "learned"` a learned head decides (core/dream/judgment/heads.py): for the fact against each candidate bullet
 it gives the probability of each relation the corpus labels — duplicate, update (the same slot with
 a new value), refinement (the same fact with more detail), distinct, and against a pinned bullet
 conflict or agreement — from the two sentence vectors, their character n-grams (what the fact adds
@@ -10,17 +10,19 @@ distinct; any other among duplicate, update, refinement and distinct. A gate hea
 bullets about something else (most of those a fact is compared with). The candidate whose related
 answer is most probable wins; none related: the fact is new.
 
-The dream's relations: duplicate and agreement with a pin add nothing (the bullet gets the source);
+The dream's relations: duplicate adds nothing (the bullet gets the source), and so does agreement
+with a pin when the fact restates it (any other agreeing fact is new);
 update and refinement replace the bullet (a refinement loses nothing of it); conflict holds the fact
 for a person. One word rule stays, near certain: a fact that restates a pin in its own words
-(nearly all of the pin's characters, the same negation) agrees with it.
+(nearly all of the pin's characters, the same negation) agrees with it. With "rules" (the default
+until the heads measure better on the consolidation cases) word_relations.py decides.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.dream.judgment import heads, signals
+from core.dream.judgment import heads, signals, word_relations
 from core.dream.judgment.heads import FREE_CLASSES, allowed_classes
 from core.dream.judgment.wording import Rarity, anchors, content, stem, stems
 
@@ -83,13 +85,19 @@ def judged(fact: str, candidates: Sequence[Candidate]) -> list[tuple[Candidate, 
     return out
 
 
-def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = None) -> Relation:
-    """The relation of `fact` to the best of `candidates` (ranked by cosine, best first).
-    `rarity` is accepted for the callers' sake; the head needs no counts of the page."""
+def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = None, learned: bool = False) -> Relation:
+    """The relation of `fact` to the best of `candidates` (ranked by cosine, best first). The head
+    needs no `rarity` (counts of the page); the word rules do."""
+    if not learned:
+        old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
+        return Relation(old.kind, old.target, old.reason, old.cosine)
     best = None
     for candidate, mass, p_related in judged(fact, candidates):
         label = heads.decide_relation(mass, candidate.pinned)
-        if label == "distinct":
+        # Agreeing with a pin is no conflict, but only a fact that restates the pin is the pin: a pinned
+        # bullet is often a plain fact ("Maya is a backend engineer in Lisbon"), and a new fact about
+        # its subject that does not contradict it is news.
+        if label == "distinct" or (label == "agreement" and not restates_pin(fact, candidate.text)):
             continue
         # Among several bullets the fact may relate to, the one most surely about the same thing.
         if best is None or mass[label] * p_related > best[3]:
@@ -101,9 +109,11 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
                     label, p)
 
 
-def contradicts(a: str, b: str) -> bool:
+def contradicts(a: str, b: str, learned: bool = False) -> bool:
     """Two close texts that give one thing different values (so they must not merge): the head
-    reads b as an update of a, either way round."""
+    reads b as an update of a, either way round (the word rules: a reversed order or negation)."""
+    if not learned:
+        return word_relations.contradicts(a, b)
     classes, probs, _related = heads.relation_probabilities([a, b], [b, a], [False, False])
     for row in probs:
         mass = {c: row[classes.index(c)] for c in FREE_CLASSES}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.dream.judgment import relations, restate
+from core.dream.judgment import relations, restate, word_relations
 from core.dream.pipeline.material import Fact
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Candidate, Rarity, Relation
 from core.dream.judgment.sections import guess_section
@@ -49,16 +49,17 @@ def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate
     return [(c, e) for c, e, _ in top + extra]
 
 
-def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
+def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity,
+          learned: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
     pool = candidates(fact, memory, score)
-    return relations.relate(fact.text, [c for c, _ in pool], rarity), pool
+    return relations.relate(fact.text, [c for c, _ in pool], rarity, learned), pool
 
 
 PLAUSIBLE = 0.3         # a relation the head gives at least this probability is one a model may pick
 
 
 def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rarity: Rarity,
-            trusted: bool = False) -> set[tuple[str, str]]:
+            trusted: bool = False, learned: bool = False) -> set[tuple[str, str]]:
     """The (relation, target) answers a model may give for this fact. A model that `reverie models
     check` measured better than the heads at relations (`trusted`) may give any answer that fits the
     bullets shown: new, a duplicate of one, an update of an editable one, a conflict with a pin.
@@ -72,9 +73,12 @@ def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rar
             answers.add((DUPLICATE, c.key))
             answers.add((CONFLICT, c.key) if c.pinned else (UPDATE, c.key))
         return answers
-    if rule.kind == NEW:
+    if rule.kind == NEW and learned:
         answers |= {(DUPLICATE, c.key) for c, mass, _related in relations.judged(fact.text, [c for c, _e in pool])
                     if not c.pinned and mass.get("duplicate", 0.0) >= PLAUSIBLE}
+    elif rule.kind == NEW:
+        answers |= {(DUPLICATE, c.key) for c, _e in pool
+                    if word_relations.could_be_duplicate(fact.text, c, rarity or Rarity([fact.text]))}
     return answers
 
 

@@ -11,6 +11,7 @@ depends on how good the model is.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -168,7 +169,7 @@ def gather_stage(ctx: DreamContext) -> Progress:
     facts = ctx.material.facts
     if facts:
         ctx.similarity.prepare([f.text for f in facts] + [e.text for e in ctx.memory.live()])
-    kinds = classify_facts([f.text for f in facts])      # the head runs once for all of them
+    kinds = classify_facts([f.text for f in facts], _learned(ctx))      # the head runs once for all of them
     for number, (fact, kind) in enumerate(zip(facts, kinds), start=1):
         if kind.promoted:
             ctx.prepared.append(Prepared(fact, [], ctx.resolver.all_resolve(fact.sources)))
@@ -199,19 +200,19 @@ def consolidate(ctx: DreamContext) -> Progress:
     todo = ctx.prepared
     rarity = Rarity([e.text for e in ctx.memory.live()] + [item.fact.text for item in todo])
     counts = {NEW: 0, DUPLICATE: 0, UPDATE: 0, CONFLICT: 0}
-    trust = _model_trust(ctx)
+    trust, learned = _model_trust(ctx), _learned(ctx)
     for start in range(0, len(todo), BATCH):
         ctx.checkpoint()
         batch = todo[start:start + BATCH]
         answers = _ask_model(ctx, batch, rarity)
         for number, item in enumerate(batch, start=1):
-            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity)
+            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned)
             verdict = judge.Verdict(item.fact, rule)
             answer = answers.get(number)
             if answer is not None:
                 kind, target = answer
                 if (kind, target if kind != NEW else "") in judge.allowed(item.fact, rule, pool, rarity,
-                                                                           trusted=trust == "better"):
+                                                                           trusted=trust == "better", learned=learned):
                     chosen = next((c for c, _ in pool if c.key == target), None)
                     if kind != rule.kind or target != rule.target:
                         verdict.relation = Relation(kind, target if kind != NEW else "", "the model's choice",
@@ -246,7 +247,7 @@ def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict
     shown: list[prompts.BatchFact] = []
     keys: dict[str, str] = {}                 # handle -> entry key
     for number, item in enumerate(batch, start=1):
-        _rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity)
+        _rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, _learned(ctx))
         pairs = []
         for candidate, _entry in pool[:RELATED]:
             handle = next((h for h, k in keys.items() if k == candidate.key), f"B{len(keys) + 1}")
@@ -261,6 +262,13 @@ def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict
         return {}
     return {op.fact: (op.op, keys.get(op.target, "")) for op in prompts.read_ops(reply)
             if 1 <= op.fact <= len(batch)}
+
+
+def _learned(ctx: DreamContext) -> bool:
+    """The learned heads decide kinds and relations (dream.judgment = "learned"), else the word rules.
+    REVERIE_DREAM_JUDGMENT overrides the setting (a benchmark's temporary workspaces have no config)."""
+    wanted = os.environ.get("REVERIE_DREAM_JUDGMENT") or getattr(getattr(ctx.settings, "dream", None), "judgment", "")
+    return wanted == "learned"
 
 
 def _model_trust(ctx: DreamContext) -> str:
@@ -285,7 +293,7 @@ def merge_near_duplicates(ctx: DreamContext) -> int:
     merged = 0
     for first, second, score in pairs:
         a, b = live[first], live[second]
-        if a.dropped or b.dropped or (score < 0.9999 and contradicts(a.text, b.text)):
+        if a.dropped or b.dropped or (score < 0.9999 and contradicts(a.text, b.text, _learned(ctx))):
             continue
         keep, gone = _keeper(a, b)
         if not gone.editable:
