@@ -75,6 +75,7 @@ class MemorySettings:
     session_cache_size: int = 10
     near_duplicate_cosine: float = 0.95
     anchor_every_steps: int = 5
+    mask_secrets: bool = True            # agents read secret values as [redacted <kind>] (MCP reads and resources)
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,8 @@ class DreamSettings:
     relevance_days: float = 7.0         # proposed (held) as drops; 0 turns it off; "recent" = these days
     relevance_min_age_days: float = 30.0    # a bullet younger than this is never suggested: not stale yet
     relevance_max_suggestions: int = 5      # per dream, the least related first: a review stays short
+    max_input_bytes: int = 10_000_000       # a MEMORY.md or new daily log over this: the dream refuses, saying so
+    max_memory_lines: int = 5_000           # a MEMORY.md longer than this: the dream refuses (it compares every pair)
     judgment: str = "rules"                 # "rules" | "learned": who decides a fact's kind and relation
 
 
@@ -130,6 +133,7 @@ class SearchSettings:
     default_mode: str = "hybrid"
     embedding_model: str = ""                   # "" = bundled all-MiniLM-L6-v2; else a sentence-transformers path
     recency_half_life_days: float = 0.0         # 0 = no recency weighting
+    large_file_bytes: int = 10_000_000          # a file over this is indexed in blocks, keyword search only
 
 
 # Settings whose value is one of a few words ("" = the default choice where allowed).
@@ -238,14 +242,23 @@ def _build(section: str, values: dict[str, Any]):
 
 
 def load_settings(path: Path) -> Settings:
-    """Settings from a config.toml; defaults when the file does not exist."""
+    """Settings from a config.toml outside a workspace; defaults when the file does not exist. A
+    workspace's own settings are read through core.store.private.read_settings (confined)."""
     if not path.exists():
         return Settings()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return settings_from_toml(path.read_bytes(), path)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+
+
+def settings_from_toml(data: bytes, where: Path | str) -> Settings:
+    """Settings from the bytes of a config.toml (`where` names it in the error)."""
+    try:
+        parsed = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from exc
-    return Settings.from_dict(data, lenient=True)
+        raise ConfigError(f"{where}: not valid TOML ({exc}); fix or delete the file") from exc
+    return Settings.from_dict(parsed, lenient=True)
 
 
 def dump_settings(settings: Settings) -> str:

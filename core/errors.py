@@ -72,6 +72,11 @@ class TruncatedReplyError(ModelError):
     """The model's reply was cut off (the server or worker went away mid-reply): nothing of it may be used."""
 
 
+class ReplyAtLimitError(TruncatedReplyError):
+    """The reply stopped at its token limit (finish_reason "length"): it ends mid-sentence, so a caller that
+    stores replies as whole (the flush) must not keep any of it."""
+
+
 class ModelWorkerCrashed(ModelError):
     """The worker process died (segfault, out of memory, killed). The next call starts a fresh one."""
 

@@ -98,6 +98,21 @@ class _OneThread:
         self._pool.shutdown(wait=True)
 
 
+async def read_resource(run: _OneThread, uri: str, read) -> str:
+    """`read()` on the workspace thread; a failure is the resource's error with its reason in one line
+    (the SDK would answer only "Error reading resource <uri>")."""
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+
+    try:
+        return await run(read)
+    except ToolError as exc:            # a CoreError or OSError, already put in words
+        raise ResourceError(f"cannot read {uri}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ResourceError(f"cannot read {uri}: the file is not UTF-8 text (byte {exc.start})") from exc
+    except Exception as exc:   # noqa: BLE001 - any other failure still says what it was
+        raise ResourceError(f"cannot read {uri}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}") from exc
+
+
 def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThread | None = None,
                  activity: ActivityMiddleware | None = None):
     """An MCPServer with Reverie's tools and resources over `workspace`."""
@@ -129,9 +144,10 @@ def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThr
         since: Annotated[str | None, Field(description="only lines dated on or after this day, YYYY-MM-DD")] = None,
         until: Annotated[str | None, Field(description="only lines dated on or before this day, YYYY-MM-DD")] = None,
     ) -> dict[str, Any]:
-        """Search MEMORY.md, the daily logs, past sessions, hand-offs, checkpoints and progress.md. Hits are
-        path:line with the line's text and why it matched (match: words / meaning / both / nearby); read
-        around a hit with memory_get."""
+        """Search MEMORY.md (and USER.md, AGENTS.md ...), the daily logs, past sessions, hand-offs, checkpoints
+        and progress.md. `hits` (`count` of them) are path:line with the line's text and why it matched
+        (match: words / meaning / both); `nearby` lists lines found only through their neighbours' words,
+        as context, not counted. Read around a hit with memory_get."""
         return await run(tools.memory_search, query, k, mode, kinds, since, until)
 
     @server.tool(annotations=reads)
@@ -231,12 +247,12 @@ def build_server(workspace, *, tools: MemoryTools | None = None, runner: _OneThr
     @server.resource(MEMORY_URI, name="MEMORY.md", mime_type="text/markdown",
                      description="Curated long-term memory (provenance comments stripped)")
     async def memory_resource() -> str:
-        return await run(tools.memory_md)
+        return await read_resource(run, MEMORY_URI, tools.memory_md)
 
     @server.resource(TODAY_URI, name="today's daily log", mime_type="text/markdown",
                      description="memory/YYYY-MM-DD.md for today (empty until something is logged)")
     async def today_resource() -> str:
-        return await run(tools.today_log)
+        return await read_resource(run, TODAY_URI, tools.today_log)
 
     return server
 

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from core.config import Settings, dump_settings, load_settings
+from core.config import Settings, dump_settings
 from core.errors import CoreError, PathEscapeError, WorkspaceError
 from core.store import checkpoints as checkpoint_store
 from core.store import handoffs as handoff_store
@@ -25,8 +25,8 @@ from core.store.hashing import file_hash
 from core.store.history import History, HistoryEntry
 from core.store.layout import create_layout, ensure_private_dirs, outside_links, remove_stale_temp_files
 from core.store.memory_md import Bullet, Source, parse_bullet, parse_document, set_flag, strip_comments
-from core.store.paths import WorkspacePaths, confine
-from core.store.private import proposal_file, read_state_record, update_state_record, write_config
+from core.store.paths import OPENCLAW_FILES, WorkspacePaths, confine
+from core.store.private import proposal_file, read_settings, read_state_record, update_state_record, write_config
 from core.store.recovery import RecoveryStore
 from core.store.secret_files import SecretFinding, findings_in, redact_files, secret_files
 from core.store.sessions import JsonlRead, SessionCache, SessionInfo, list_sessions, read_jsonl
@@ -62,7 +62,7 @@ class Workspace:
     def __init__(self, root: Path, settings: Settings | None = None):
         self.root = root.resolve()
         self.paths = WorkspacePaths(self.root)
-        self.settings = settings or load_settings(self.paths.config_toml)
+        self.settings = settings or read_settings(self.paths)
         self.history = History(self.paths.history_dir, self.root)
         self.documents = DocumentStore(self.paths, self.history)
         self.recovery = RecoveryStore(self.paths)      # unsaved edits of an editor, kept until saved
@@ -205,6 +205,11 @@ class Workspace:
 
     def daily_logs(self, include_archive: bool = True) -> list[DailyLog]:
         return list_daily_logs(self.paths, include_archive)
+
+    def agent_files(self) -> list[str]:
+        """OpenClaw's top-level files present (USER.md, SOUL.md, …): shown and searched, never rewritten
+        by a dream."""
+        return [name for name in OPENCLAW_FILES if (self.root / name).is_file()]
 
     # ----- superseded values (memory/superseded.md) --------------------------------------------
     def record_superseded(self, facts: list[SupersededFact]) -> Changes:

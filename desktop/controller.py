@@ -70,6 +70,7 @@ class WorkspaceController(QObject):
         self.dreamEvent.connect(self._dream_stage)
         self.index_task: TaskHandle | None = None
         self.index_summary = "index: not opened"
+        self._search_server = None        # answers `reverie search` while the app runs (_answer_searches)
         self._closed = False
         self.watcher = None
         if watch:
@@ -109,6 +110,8 @@ class WorkspaceController(QObject):
             self.scheduler.stop()
         if self.watcher is not None:
             self.watcher.stop()
+        if self._search_server:
+            self._search_server.close()
         self.runner.cancel_all("the app is quitting")
         # A task may be waiting for the embedding process (one still loading its model takes tens of
         # seconds on a busy machine): stop it now, so those tasks fail at once instead of being waited for.
@@ -197,6 +200,17 @@ class WorkspaceController(QObject):
 
     def _index_done(self, _outcome) -> None:
         self.refresh_index_state()
+        self._answer_searches()
+
+    def _answer_searches(self) -> None:
+        """While the app runs, `reverie search` asks it (core/index/search_socket.py): its model and
+        vectors are loaded already, so a shell query needs neither."""
+        if self._search_server is not None or self._closed or not self.ws.index_is_open:
+            return
+        from core.index.search_socket import SearchServer, index_answer
+
+        server = SearchServer(self.ws.paths.private_dir, index_answer(self.ws.index), by="app")
+        self._search_server = server if server.start() else False
 
     def _index_failed(self, exc) -> None:
         from core.errors import ModelCancelled

@@ -25,6 +25,7 @@ class Listing:
     handoffs: list[tuple[str, str]] = field(default_factory=list)   # (id, "from -> to")
     evicted: list[str] = field(default_factory=list)
     other: list[str] = field(default_factory=list)
+    agent_files: list[str] = field(default_factory=list)     # USER.md, SOUL.md, AGENTS.md, … (OpenClaw's)
     flushes: int = 0
     open_proposals: int = 0
     has_session_cache: bool = False
@@ -54,7 +55,8 @@ def scan(ws) -> Listing:
                                  f"{packet.get('from_agent', '?')} → {packet.get('to_agent', '?')}"))
     if ws.paths.large_results_dir.is_dir():
         listing.evicted = sorted(ws.relative(p) for p in ws.paths.large_results_dir.glob("*/*") if p.is_file())
-    listing.other = [name for name in ("progress.md", "AGENTS.md") if (ws.root / name).is_file()]
+    listing.agent_files = ws.agent_files()
+    listing.other = [name for name in ("progress.md",) if (ws.root / name).is_file()]
     listing.flushes = len(ws.flush_records().records)
     listing.open_proposals = len(list_proposals(ws.paths, OPEN))
     # Cached per file by size and time (a rescan reads only changed files); the scan itself runs in a
@@ -172,6 +174,11 @@ class Sidebar(QTreeWidget):
         evicted = group("evicted", "Evicted results", len(listing.evicted))
         for rel in listing.evicted:
             self._item(evicted, rel.split("/", 1)[-1], "text", rel, rel)
+        if listing.agent_files:
+            agent = group("agent", "Agent files", len(listing.agent_files))
+            for rel in listing.agent_files:
+                self._item(agent, rel, "file", rel, "the agent's own file: searched and read as context, "
+                                                     "never rewritten by a dream")
         if listing.other:
             other = group("other", "Other files", len(listing.other))
             for rel in listing.other:

@@ -60,7 +60,7 @@ def add_mode_arg(parser, default: str = "hybrid") -> None:
     """--mode with the search modes' one set of names (keyword, meaning, hybrid); older names are accepted."""
     import argparse
 
-    from core.index.search import MODES, SearchModeError, canonical_mode
+    from core.index.results import MODES, SearchModeError, canonical_mode
 
     def mode(name: str) -> str:
         try:
@@ -80,6 +80,8 @@ def add_common_args(parser) -> None:
     parser.add_argument("--limit", type=int, default=0, help="use only the first N records (a quick look)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override an index option or search tuning knob (for ablations), e.g. rrf_k=30")
+    parser.add_argument("--model", default="", help="search.embedding_model (default: the bundled MiniLM); "
+                                                     "e.g. multilingual-e5-small, use-multilingual-v3")
 
 
 def register_eval(sub, name: str, help: str, file_help: str, run) -> None:
@@ -101,15 +103,23 @@ def workspace(root: Path, fresh: bool, build) -> Any:
     return json.loads(marker.read_text(encoding="utf-8"))
 
 
-def open_index(root: Path, mode: str, options, tuning):
+def index_db(root: Path, model: str = "") -> Path:
+    """The index file of a benchmark workspace for a model: one per model, so that comparing models
+    does not throw away each other's embedding cache (an index drops it when its model changes)."""
+    name = "".join(c if c.isalnum() or c in "-._" else "_" for c in model.strip())
+    return root / ".reverie" / (f"index-{name}.db" if name else "index.db")
+
+
+def open_index(root: Path, mode: str, options, tuning, model: str = "", index_root: Path | None = None):
     """The production SearchIndex of a benchmark workspace, synced and (unless keyword-only) fully embedded.
+    `index_root`: where its index files go when not in the workspace (a workspace that is not ours to write in).
 
     Returns (index, seconds spent waiting for embeddings); the caller closes the index.
     """
     from core.config import SearchSettings
     from core.index import SearchIndex
 
-    index = SearchIndex(root, root / ".reverie" / "index.db", SearchSettings(),
+    index = SearchIndex(root, index_db(index_root or root, model), SearchSettings(embedding_model=model),
                         embedder=False if mode == "keyword" else None, options=options, tuning=tuning)
     try:
         index.sync()

@@ -81,7 +81,7 @@ def run(args) -> int:
             for mode in ("keyword", "meaning", "hybrid"):
                 at1, at5 = [], []
                 for i, (_fact, query) in enumerate(FACTS):
-                    ranked = [h.line for h in index.search(query, k=5, mode=mode).hits]
+                    ranked = [h.line for h in index.search(query, k=5, mode=mode).ranked]
                     at1.append(float(ranked[:1] == [where[i]]))
                     at5.append(float(where[i] in ranked))
                 scores[mode] = (kit.mean(at1), kit.mean(at5))

@@ -109,7 +109,7 @@ def run(args) -> int:
         root = cache / f"{record.get('sample_id', 'conv')}-{key}"
         built = kit.workspace(root, args.fresh, lambda r, record=record: write_conversation(record, r))
         where = {k: tuple(v) for k, v in built.items()}
-        index, waited = kit.open_index(root, args.mode, options, tuning)
+        index, waited = kit.open_index(root, args.mode, options, tuning, args.model)
         embed_s += waited
         try:
             for qa in record["qa"]:
@@ -123,7 +123,8 @@ def run(args) -> int:
                 if not evidence:
                     continue
                 t, c = time.perf_counter(), time.thread_time()
-                hits = index.search(str(qa["question"]), k=max(KS), mode=args.mode).hits
+                # What the agent is given: the hits, then the nearby lines shown as their context.
+                hits = index.search(str(qa["question"]), k=max(KS), mode=args.mode).ranked
                 latencies.append((time.perf_counter() - t) * 1000)
                 cpu.append((time.thread_time() - c) * 1000)   # the query's own cost, whatever else runs
                 ranked = [(h.path, h.line) for h in hits]

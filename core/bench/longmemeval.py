@@ -109,11 +109,11 @@ def run(args) -> int:
     for number, item in enumerate(items, start=1):
         root = cache / f"{item.get('question_id', number)}-{kit.data_key(item['haystack_sessions'])}"
         where = kit.workspace(root, args.fresh, lambda r, item=item: write_question(item, r))
-        index, waited = kit.open_index(root, args.mode, options, tuning)
+        index, waited = kit.open_index(root, args.mode, options, tuning, args.model)
         embed_s += waited
         try:
             t = time.perf_counter()
-            hits = index.search(str(item["question"]), k=10, mode=args.mode).hits
+            hits = index.search(str(item["question"]), k=10, mode=args.mode).ranked   # hits, then nearby
             latencies.append((time.perf_counter() - t) * 1000)
         finally:
             index.close()

@@ -6,7 +6,11 @@ Chinese), ~200 lines per daily log, and measures with the production
 SearchIndex:
 - build: lines indexed per second by a first sync() of an empty index;
 - search: p50/p95 over 200 queries of 1-3 words drawn from the text;
-- reindex: append 20 lines to the newest log, reindex_file() it (median of 5).
+- reindex: append 20 lines to the newest log, reindex_file() it (median of 5);
+- cold: `reverie search WS QUERY` as an agent runs it from its shell, a new process each time:
+  milliseconds from its start to its first line of output (median of 5; keyword mode: no
+  model, no numpy; hybrid mode: answered by a running process over .reverie/search.sock,
+  as `reverie serve` or the app would, with this index).
 
 --mode hybrid measures hybrid search instead, query embedding included. Its
 vectors must exist first: with --vectors model every line is embedded (hours
@@ -15,7 +19,7 @@ lines) each line's cached vector is a real MiniLM embedding of one of 2,000
 sample lines plus noise, written into the index's embedding cache, so the
 production worker fills hnswlib from the cache without the model. The query
 is always embedded by the real model.
-Last line: `search lines=N build_lps=... p50_ms=... p95_ms=... reindex_ms=...`
+Last line: `search lines=N build_lps=... p50_ms=... p95_ms=... reindex_ms=... cold_ms=...`
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import os
 import random
 import sqlite3
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -55,7 +60,29 @@ def register(sub) -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--cache", help="folder for the benchmark workspace (default ~/.cache/reverie/bench)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cold", type=int, default=5, help="cold `reverie search` processes to time (0: none)")
     parser.set_defaults(func=run)
+
+
+def cold_first_output_ms(root: Path, query: str, mode: str, runs: int) -> tuple[list[float], list[float]]:
+    """Milliseconds from starting `reverie search` in a new process to its first line of output, and the
+    CPU time each process used (what it costs whatever else the cores are doing)."""
+    import resource
+
+    times, cpu = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        with subprocess.Popen([sys.executable, "-m", "core", "search", str(root), query, "--mode", mode, "-k", "10"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as proc:
+            proc.stdout.readline()
+            times.append((time.perf_counter() - started) * 1000)
+            proc.stdout.read()
+        if proc.returncode != 0:
+            raise RuntimeError(f"reverie search failed (exit {proc.returncode})")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000)
+    return times, cpu
 
 
 def line_text(rng: random.Random, minute: int) -> str:
@@ -171,6 +198,21 @@ def run(args) -> int:
             keyword.append((time.perf_counter() - t) * 1000)
         print(f"mode=fts on the same index, vectors loaded: p50={kit.percentile(keyword, 0.5):.2f} ms "
               f"p95={kit.percentile(keyword, 0.95):.2f} ms")
+    cold, cold_cpu = [], []
+    if args.cold:
+        from core.index.search_socket import SearchServer, index_answer
+
+        server = SearchServer(root / ".reverie", index_answer(index), by="serve") if hybrid else None
+        if server is not None and not server.start():
+            raise RuntimeError("could not listen on .reverie/search.sock")
+        try:
+            cold, cold_cpu = cold_first_output_ms(root, rng.choice(WORDS), args.mode, args.cold)
+        finally:
+            if server is not None:
+                server.close()
+        how = "answered by a running process" if hybrid else "no model, no numpy"
+        print(f"cold `reverie search --mode {args.mode}` ({how}): first output after "
+              f"{', '.join(f'{t:.0f}' for t in cold)} ms (CPU time {', '.join(f'{t:.0f}' for t in cold_cpu)} ms)")
     reindex, reindex_cpu = [], []
     for round_ in range(5):
         with open(newest, "a", encoding="utf-8") as handle:
@@ -188,6 +230,6 @@ def run(args) -> int:
     print(f"reindex after appending 20 lines: {', '.join(f'{r:.1f}' for r in reindex)} ms "
           f"(CPU time median {statistics.median(reindex_cpu):.1f} ms)")
     print(f"search lines={lines} build_lps={lines / build_s:.0f} p50_ms={p50:.2f} p95_ms={p95:.2f} "
-          f"reindex_ms={statistics.median(reindex):.1f}")
+          f"reindex_ms={statistics.median(reindex):.1f} cold_ms={statistics.median(cold) if cold else 0:.0f}")
     sys.stdout.flush()
     return 0

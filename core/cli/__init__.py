@@ -18,17 +18,37 @@ from core.errors import CoreError
 EXIT_ERROR = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="reverie", description="Reverie: an AI agent's long-term memory, on your machine.")
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line (what is wrong, and where help is), like every other error."""
+
+    argv: list[str] = []          # the arguments being parsed (set by main), to name one taken for an option
+
+    def error(self, message: str):
+        unknown = [a for a in self.argv if a.startswith("-") and a != "--" and not a[1:2].isdigit()
+                   and a.split("=", 1)[0] not in self._option_string_actions]
+        hint = ""
+        if unknown and ("unrecognized arguments" in message or "arguments are required" in message):
+            hint = (f"; {unknown[0]!r} is not an option: a value that starts with '-' goes after `--` "
+                    f"({self.prog} ... -- {unknown[0]})")
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {' '.join(message.split())}{hint} (see `{self.prog} --help`)\n")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or (`command`) only the group module named `<command>_cmd` when it
+    registers that command: `reverie search` then imports none of the other groups (an agent calls
+    it from its shell on every query; the model and dream commands' imports would cost it)."""
+    parser = OneLineParser(prog="reverie", description="Reverie: an AI agent's long-term memory, on your machine.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        register = getattr(module, "register", None)
+    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+    if command and f"{command}_cmd" in names:
+        names = [f"{command}_cmd"]
+    for name in names:
+        register = getattr(importlib.import_module(f"{__name__}.{name}"), "register", None)
         if register is not None:
             register(sub)
+    if command and command not in sub.choices:
+        return build_parser()
     return parser
 
 
@@ -50,7 +70,9 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    given = sys.argv[1:] if argv is None else argv
+    parser = build_parser(given[0] if given and not given[0].startswith("-") else None)
+    OneLineParser.argv = list(given)
     args = parser.parse_args(argv)
     warnings.showwarning = _show_warning
     try:

@@ -45,11 +45,14 @@ def cmd_index(args) -> int:
         print(f"indexed: {len(report.added)} new, {len(report.updated)} changed, {len(report.removed)} removed file(s); "
               f"{report.rows_written} line(s) written in {report.seconds:.2f} s")
         if not args.no_embed:
+            from core.index.embed_progress import wait_with_progress
+
             index = ws.index
             pending = index.status().pending_embeddings
             if pending:
-                print(f"embedding {pending} line(s)...", file=sys.stderr)
-            if not index.wait_embeddings():
+                print(f"embedding {pending:,} line(s); keyword search already answers "
+                      f"(`reverie search --mode keyword`)", file=sys.stderr)
+            if not wait_with_progress(index, lambda line: print(line, file=sys.stderr, flush=True)):
                 for problem in index.status().problems:
                     print(f"warning: {problem}", file=sys.stderr)
         status = ws.index.status()
@@ -59,35 +62,88 @@ def cmd_index(args) -> int:
 
 
 def cmd_search(args) -> int:
+    """Keyword search answers from SQLite here, without the model (torch is never imported). Meaning
+    and hybrid ask a running `reverie serve` or app (search_socket.py) and load the model here only
+    when none is alive. `--json` says which path answered ("via")."""
+    from core.index.filters import SearchFilter
+    from core.index.search import canonical_mode
+
     with _open(args.path) as ws:
-        if (args.mode or ws.settings.search.default_mode) in ("fts", "keyword"):
-            ws.keyword_only_index()     # a read-only keyword search never waits for the embedder
+        mode = canonical_mode(args.mode, ws.settings.search.default_mode)
+        scope = SearchFilter.of(args.kind, args.since, args.until)   # a bad kind or date: one line, before waiting
+        ws.keyword_only_index()     # the files are brought up to date here, without the model
         report = ws.sync_index()
         for problem in report.problems:
             print(f"warning: {problem}", file=sys.stderr)
-        from core.index.filters import SearchFilter
-        from core.index.matching import explain
-        from core.index.search import canonical_mode
-
-        mode = canonical_mode(args.mode, ws.settings.search.default_mode)
-        scope = SearchFilter.of(args.kind, args.since, args.until)   # a bad kind or date: one line, before waiting
-        if mode in ("meaning", "hybrid") and args.wait > 0:
-            ws.index.wait_embeddings(timeout=args.wait)
-        results = ws.search(args.query, k=args.k, mode=mode, kinds=scope.kinds, since=scope.since, until=scope.until)
-        if args.json:
-            print(json.dumps({"query": args.query, "mode": results.mode, "pending_embeddings": results.pending_embeddings,
-                              "hits": [h.as_dict() for h in results.hits]}, ensure_ascii=False, indent=1))
-            return 0
-        if results.pending_embeddings:
-            print(f"note: {results.pending_embeddings} line(s) not embedded yet; results are from what is indexed",
-                  file=sys.stderr)
-        if not results.hits:
-            print(f"no results for {args.query!r}")
-        from core.store.textio import escape_controls
-
-        for hit in results.hits:
-            source = f"  [from {', '.join(hit.sources)}]" if hit.sources else ""
-            print(escape_controls(f"{hit.path}:{hit.line}: {hit.snippet}  ({explain(hit)}){source}",
-                                  keep=chr(9)))  # no ESC to the terminal
+        query = dict(k=args.k, mode=mode, kinds=scope.kinds, since=scope.since, until=scope.until)
+        if mode == "keyword":
+            results = ws.search(args.query, **query)
+        else:
+            results = _ask_running(ws, args.query, query) or _search_here(ws, args, query)
+    _print(args, results)
     return 0
 
+
+def _ask_running(ws, text: str, query: dict):
+    """The results of the app or `reverie serve` running for this workspace, or None when none answers."""
+    from core.index.embedder import EmbedderError, model_id_for
+    from core.index.search import SearchResults
+    from core.index.search_socket import ask
+
+    try:
+        _name, model = model_id_for(ws.settings.search.embedding_model)
+    except EmbedderError:
+        return None
+    request = {"query": text, "model": model, **query, "kinds": list(query["kinds"]),
+               "since": query["since"] and query["since"].isoformat(), "until": query["until"] and query["until"].isoformat()}
+    reply = ask(ws.paths.private_dir, request)
+    if not reply or not reply.get("ok"):
+        return None
+    return SearchResults.from_dict(reply["results"], via=str(reply.get("by") or "serve"))
+
+
+def _search_here(ws, args, query: dict):
+    """Meaning or hybrid in this process: the model loads here, pending lines are embedded (up to --wait)."""
+    from core.index import SearchIndex
+
+    with SearchIndex(ws.root, ws.paths.index_db, ws.settings.search) as index:
+        if args.wait > 0:
+            pending = index.status().pending_embeddings
+            if pending:
+                print(f"embedding {pending:,} line(s) first (at most {args.wait:g} s; "
+                      f"`reverie serve` keeps them embedded)...", file=sys.stderr)
+            index.wait_embeddings(timeout=args.wait)
+        return index.search(args.query, **query)
+
+
+def _print(args, results) -> None:
+    from core.index.matching import explain
+    from core.store.textio import escape_controls
+
+    via = results.via or "keyword"
+    if args.json:
+        out = results.as_dict()
+        out.update(query=args.query, via=via)
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+        return
+    if results.pending_embeddings and results.mode != "keyword":
+        print(f"note: {results.pending_embeddings:,} line(s) not embedded yet; meaning answers from what is",
+              file=sys.stderr)
+
+    def show(hit) -> None:
+        source = f"  [from {', '.join(hit.sources)}]" if hit.sources else ""
+        print(escape_controls(f"{hit.path}:{hit.line}: {hit.snippet or hit.text}  ({explain(hit)}){source}",
+                              keep=chr(9)))  # no ESC to the terminal
+
+    hits, nearby = results.hits, results.nearby
+    for hit in hits:
+        show(hit)
+    if nearby:
+        print(f"-- nearby: {len(nearby)} line(s) found through their neighbours' words (context, not hits) --")
+        for hit in nearby:
+            show(hit)
+    answered = {"serve": " (answered by reverie serve)", "app": " (answered by the app)"}.get(via, "")
+    if hits:
+        print(f"{len(hits)} hit(s) for {args.query!r}, {results.mode}{answered}")
+    else:
+        print(f"no results for {args.query!r}{answered}")

@@ -66,10 +66,30 @@ def cmd_serve(args) -> int:
         return open_client(model_settings(args, ws.settings.model))
 
     daemon = Daemon(ws, llm_factory=open_model, report=_say, idle_minutes=args.idle_minutes, cancel=cancel)
+    searches = _answer_searches(ws, cancel)
     try:
         return daemon.run(args.interval)
     finally:
+        searches.close()
         ws.close()
+
+
+def _answer_searches(ws, cancel):
+    """Keep the index and its model loaded and answer `reverie search` for this workspace
+    (core/index/search_socket.py), embedding what is pending in the background with progress."""
+    import threading
+
+    from core.index.embed_progress import watch_embedding
+    from core.index.search_socket import SearchServer, index_answer
+
+    server = SearchServer(ws.paths.private_dir, index_answer(ws.index), by="serve")
+    if server.start():
+        _say(f"answering `reverie search` for this workspace on {server.path}")
+    else:
+        _say("searches: another process (the app or `reverie serve`) answers them already")
+    threading.Thread(target=watch_embedding, args=(ws.sync_index, ws.index, _say, cancel), daemon=True,
+                     name="reverie-index-progress").start()
+    return server
 
 
 def cmd_service(args) -> int:

@@ -3,20 +3,20 @@
 Only the one server entry (`mcpServers.NAME` in JSON, `[mcp_servers.NAME]` in TOML)
 is added or replaced; every other key, server and (in TOML) comment stays as it was.
 A file that does not parse is never overwritten: the error names it and the line.
-Before a file is replaced, its old bytes go to `<file>.reverie-backup-<UTC time>`.
+Before a file is replaced, its old bytes go to a new `<file>.reverie-backup-<UTC time>` (never over an
+earlier backup); a file Reverie will not write (through a link) gets no backup either.
 """
 from __future__ import annotations
 
 import datetime as dt
 import difflib
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.connect.clients import Target
 from core.errors import ConfigError
-from core.store.atomic import atomic_write
+from core.store.atomic import atomic_write, check_writable, write_new
 
 
 @dataclass(frozen=True)
@@ -114,11 +114,11 @@ def apply(planned: Planned, *, now: dt.datetime | None = None) -> Path | None:
     if not planned.changed:
         return None
     path = planned.target.path
+    check_writable(path)           # a write that will be refused leaves no backup behind either
     backup = None
     if path.exists():
-        stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
-        backup = path.with_name(f"{path.name}.reverie-backup-{stamp}")
-        shutil.copy2(path, backup)
-    path.parent.mkdir(parents=True, exist_ok=True)
+        stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%dT%H%M%S.%fZ")
+        # A new name every time (`-2`, `-3`, ... within one microsecond): a backup never overwrites one.
+        backup = write_new(path.with_name(f"{path.name}.reverie-backup-{stamp}"), path.read_bytes())
     atomic_write(path, planned.new_text)
     return backup

@@ -28,6 +28,7 @@ from core.harness.grounding import content_words, is_grounded, is_repetitive
 from core.harness.messages import Message, ensure_ids, is_summary
 from core.harness.modelcall import ask, context_length, counter_for
 from core.harness.transcript import chunk_messages, render_transcript
+from core.llm.whole import WholeReplies
 from core.secrets import redact
 from core.store.locks import locked
 from core.store.daily import flush_block
@@ -216,7 +217,8 @@ class MemoryFlushManager:
             # New facts from a span are shorter than the span: a reply longer than half of it is the
             # small model copying the transcript back, and at a few tokens a second the longest step.
             span_out = min(out_tokens, max(MIN_FLUSH_TOKENS, self.count(transcript) // 2))
-            reply = ask(self.llm, [{"role": "user", "content": user}], max_tokens=span_out, cancel=self.cancel)
+            reply = ask(WholeReplies(self.llm), [{"role": "user", "content": user}], max_tokens=span_out,
+                        cancel=self.cancel)      # a reply cut at its token limit is cut too: nothing written
             if reply.cut:   # a half reply: nothing of this flush is written, so the span is flushed again later
                 return FlushResult("failed", span_hash=digest, error=reply.error, messages=len(todo))
             if not reply.ok:

@@ -151,6 +151,13 @@ def _still_new(message: dict[str, Any], blocks: dict[str, int]) -> dict[str, Any
     return rest
 
 
+def _says_nothing(message: dict[str, Any]) -> bool:
+    """An assistant message with no text and no tool call (a re-read reply whose new blocks were only
+    thinking, say): storing it would add an empty turn on every import."""
+    return message.get("role") == "assistant" and not str(message.get("content") or "").strip() \
+        and not message.get("tool_calls")
+
+
 def keep(message: dict[str, Any]) -> dict[str, Any]:
     return {k: message[k] for k in KEPT_KEYS if k in message and message[k] is not None}
 
@@ -175,7 +182,7 @@ def store_session(workspace, parsed: ParsedSession) -> ImportResult:
         todo, batch = [], set()
         for message in valid:
             message = _still_new(message, blocks)
-            if message is None or message["id"] in seen or message["id"] in batch:
+            if message is None or message["id"] in seen or message["id"] in batch or _says_nothing(message):
                 continue
             batch.add(message["id"])
             todo.append(keep(message))

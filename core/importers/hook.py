@@ -38,7 +38,7 @@ class HookInput:
 def parse_hook_input(text: str) -> HookInput:
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise FormatError(f"the hook input is not JSON ({exc}); Claude Code sends one JSON object on stdin") from exc
     if not isinstance(data, dict) or not isinstance(data.get("transcript_path"), str):
         raise FormatError("the hook input has no transcript_path; is this a Claude Code SessionEnd or PreCompact hook?")

@@ -14,7 +14,8 @@ A line that is still not a valid message is reported with its number and skipped
 
 Ids come from content, never from line numbers: a message's id is a hash of what it says
 (and how many identical messages came before it), a conversation line's session is named
-by a hash of its messages. Removing or editing lines at the top of the source and
+by a hash of its opening (its messages up to the first user message), so a conversation line that
+grows as it is rewritten stays one session. Removing or editing lines at the top of the source and
 importing it again adds nothing twice.
 """
 from __future__ import annotations
@@ -115,6 +116,15 @@ class _Normaliser:
         self.parsed.messages.append(message)
 
 
+def _opening(messages: list[Any]) -> list[Any]:
+    """What names a conversation: its messages up to its first user message. A conversation rewritten in
+    place as it grows keeps its opening, so it stays one session (its new messages are appended)."""
+    for index, message in enumerate(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return messages[:index + 1]
+    return messages[:1]
+
+
 def file_session_id(path: Path) -> str:
     return safe_session_id(path.stem.removesuffix(".log"), "import")
 
@@ -127,7 +137,7 @@ def parse_chat_log(path: Path, session_id: str | None = None) -> list[ParsedSess
     conversations: list[ParsedSession] = []
     for line, record in read_records(path, main):
         if isinstance(record.get("messages"), list) and "role" not in record:
-            digest = stable_id("c", record["messages"]).split("-", 1)[1][:12]
+            digest = stable_id("c", _opening(record["messages"])).split("-", 1)[1][:12]
             conv = ParsedSession(session_id=safe_session_id(f"{base}-c{digest}"), source=f"{path}#L{line}")
             conv_norm = _Normaliser(conv)
             for index, message in enumerate(record["messages"]):

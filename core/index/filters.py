@@ -2,8 +2,11 @@
 
 Kinds (what a person picks in the search view, the CLI's --kind, the MCP
 tool's `kinds`):
-    memory      MEMORY.md, memory/superseded.md and AGENTS.md (curated, undated)
-    daily       the daily logs memory/YYYY-MM-DD.md and memory/archive/
+    memory      MEMORY.md, memory/superseded.md, OpenClaw's USER.md, SOUL.md, TOOLS.md,
+                IDENTITY.md, AGENTS.md, HEARTBEAT.md, and undated notes under memory/
+                (memory/people/maya.md): curated, undated
+    daily       the dated logs under memory/ (memory/YYYY-MM-DD.md, hook-named
+                YYYY-MM-DD-slug.md / -HHMM.md, nested month folders, memory/archive/)
     session     session logs sessions/<id>.log.jsonl
     handoff     hand-off packets handoffs/<id>.json
     checkpoint  task checkpoints checkpoints/<session>/<id>.json
@@ -20,14 +23,19 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable
 
 from core.errors import CoreError
+from core.store.paths import OPENCLAW_FILES, daily_date
 
-CURATED = ("MEMORY.md", "memory/superseded.md", "AGENTS.md")
+CURATED = ("MEMORY.md", "memory/superseded.md", *OPENCLAW_FILES)
+# A file under memory/ is a daily log when its name is dated (lines.py gives each of its lines that day),
+# a note otherwise: the line's day tells them apart without a pattern per naming scheme.
 _KIND_SQL = {
-    "memory": "l.path IN ('MEMORY.md', 'memory/superseded.md', 'AGENTS.md')",
-    "daily": "(l.path GLOB 'memory/*' AND l.path != 'memory/superseded.md')",
+    "memory": "(l.path IN (" + ", ".join(f"'{name}'" for name in CURATED) + ") "
+              "OR (l.path GLOB 'memory/*' AND l.day = 0))",
+    "daily": "(l.path GLOB 'memory/*' AND l.day > 0)",
     "session": "l.path GLOB 'sessions/*'",
     "handoff": "l.path GLOB 'handoffs/*'",
     "checkpoint": "l.path GLOB 'checkpoints/*'",
@@ -50,6 +58,8 @@ def kind_of(rel: str) -> str:
     if rel == "progress.md":
         return "progress"
     head = rel.split("/", 1)[0]
+    if head == "memory" and daily_date(Path(rel)) is None:
+        return "memory"
     return {"memory": "daily", "sessions": "session", "handoffs": "handoff", "checkpoints": "checkpoint"}.get(head, "memory")
 
 

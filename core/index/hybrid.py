@@ -143,9 +143,11 @@ from __future__ import annotations
 import heapq
 import re
 from dataclasses import dataclass
-from typing import Hashable
+from typing import TYPE_CHECKING, Hashable
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
 
 RECENCY_SHARE = 0.5
 _NORMAL = re.compile(r"[\W_]+", re.UNICODE)
@@ -200,6 +202,17 @@ def collapse(ordered: list[int], texts: dict[int, str], vectors: dict[int, np.nd
     """The first `keep` ids of `ordered` with near-duplicates of better ones removed."""
     kept: list[int] = []
     seen_text: set[str] = set()
+    if not vectors:                    # keyword mode: by text alone, without numpy
+        for row_id in ordered:
+            norm = normal_text(texts.get(row_id, ""))
+            if not (norm and norm in seen_text):
+                kept.append(row_id)
+                seen_text.add(norm)
+                if len(kept) >= keep:
+                    break
+        return kept
+    import numpy as np
+
     dim = next((len(v) for v in vectors.values()), 0)
     kept_vectors = np.zeros((keep, dim), dtype=np.float32)
     n_vectors = 0

@@ -1,10 +1,14 @@
 """What gets indexed, and how one file becomes index rows.
 
-Indexed: MEMORY.md, AGENTS.md, progress.md, the daily logs memory/*.md and
-memory/archive/*.md (memory/superseded.md too: the old values dream updates replaced,
-read like MEMORY.md), the session logs sessions/*.log.jsonl, and the hand-offs and
-checkpoints (handoffs/*.json, checkpoints/<session>/*.json: one row per text field,
-records.py). Not .reverie/
+Indexed: MEMORY.md, progress.md, OpenClaw's top-level files (USER.md, SOUL.md,
+TOOLS.md, IDENTITY.md, AGENTS.md, HEARTBEAT.md), every markdown file under memory/
+in any folder (the daily logs memory/YYYY-MM-DD.md, the hook-named ones
+memory/YYYY-MM-DD-slug.md and -HHMM.md, months nested as memory/2026-02/ or
+memory/archive/2026-02/, notes such as memory/people/maya.md, and
+memory/superseded.md: the old values dream updates replaced, read like MEMORY.md),
+the session logs sessions/*.log.jsonl, and the hand-offs and checkpoints
+(handoffs/*.json, checkpoints/<session>/*.json: one row per text field,
+records.py). Not .reverie/, not hidden folders (.git, .obsidian)
 (derived, private) and not large_tool_results/ (evicted payloads: their head and
 tail already sit in the session log, and a 100 kB blob per hit buries real
 memories).
@@ -24,11 +28,24 @@ own words:
   and its neighbouring lines (not for a heading line itself: carrying its
   section's first lines, it outranked them as a hit that says nothing). Conversations and logs state a fact across two
   lines ("Did you go?" / "Yes, to the support group"), and a question names
-  the date or the topic more often than the exact words of the line.
+  the date or the topic more often than the exact words of the line. A
+  markdown table's row carries its header row too ("| CHENLU | 18794 |" is a
+  port only under "| bot | 端口 |").
 - an *embedded text*: the line, then its date, its heading and the line before
   it, within a length budget. Only the line before, never after: an append then
   never changes the embedded text of lines already there, so their cached
   vectors stay valid.
+
+Lines that carry no content of their own are not embedded one by one (a busy
+agent's logs are mostly these: ~70k lines of heartbeat and status took over 45
+minutes to embed). A line with fewer than MIN_LETTERS letters (a bare
+timestamp, a number, "[x]") gets no embedded text at all: keyword search finds
+it, meaning has nothing to go on. A line whose words repeat at least
+REPEATED times in its file with only its numbers changed ("04:00 HEARTBEAT_OK",
+"**时间**：4:00 AM，系统稳定", "[watchdog] cron ok, latency 754ms (check 738fb6c2)")
+is embedded as that shared shape alone, numbers and ids zeroed and without
+date, heading or neighbour: every copy, in every file, has
+the same embedded text and so one cached vector.
 
 Nothing here is tuned to one data set: it is what a memory line means in a
 workspace (a dated log of who said what under which heading).
@@ -40,13 +57,16 @@ import functools
 import hashlib
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.index.records import record_lines
+from core.store.fileio import confined_files, confined_glob, confined_tree
+from core.store.jsonsafe import parse_json_line
 from core.store.memory_md import parse_bullet, strip_comments
-from core.store.paths import daily_date
+from core.store.paths import OPENCLAW_FILES, daily_date
 
 MAX_TEXT = 4_000        # what a hit shows of one line
 MAX_BODY = 200_000      # what search sees of one line, in windows (~110 rows at most)
@@ -55,11 +75,15 @@ WINDOW_CHARS = 2_000    # of a long line, per row
 WINDOW_OVERLAP = 200    # a fact cut by one window's end is whole in the next
 MAX_NEIGHBOUR = 300     # what a line carries of each neighbour
 MAX_EMBED = 400         # characters of embedded text per line (see embed_text)
+MIN_LETTERS = 2         # fewer letters than this: nothing to embed
+REPEATED = 3            # a line shape seen this often in one file is embedded once, as the shape
 
 _WORDY = re.compile(r"\w", re.UNICODE)
 _BULLET_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _TS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+_NUMBERISH = re.compile(r"[A-Za-z0-9_]*[0-9][A-Za-z0-9_]*")   # 42, 24ms, 7d, a hex id like 922ccc15
+_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -82,11 +106,11 @@ class Row:
     sources: tuple[str, ...] = ()
     day: int = 0
 
-    @property
+    @functools.cached_property     # asked for several times per row by a sync; a frozen row's hash never changes
     def ehash(self) -> str:
         return content_hash(self.etext)
 
-    @property
+    @functools.cached_property
     def fhash(self) -> str:
         return content_hash("\x1f".join((self.text, self.body, self.context, self.etext,
                                          " ".join(self.sources), str(self.day))))
@@ -97,17 +121,20 @@ def content_hash(text: str) -> str:
 
 
 # ----- which files ---------------------------------------------------------------------------
-TOP_FILES = ("MEMORY.md", "AGENTS.md", "progress.md")
+TOP_FILES = ("MEMORY.md", "progress.md", *OPENCLAW_FILES)
 RECORD_FOLDERS = ("handoffs", "checkpoints")     # JSON records: records.py
 CURATED_FILES = ("MEMORY.md", "memory/superseded.md")
+MEMORY_DEPTH = 6          # folders nested under memory/ that are still read (confined_tree's limit)
 
 
 def is_indexed(rel: str) -> bool:
     parts = rel.split("/")
     if len(parts) == 1:
         return rel in TOP_FILES
+    if any(not p or p.startswith(".") or p == ".." for p in parts[1:-1]):
+        return False      # hidden folders (.git, .obsidian) and odd paths are never read
     if parts[0] == "memory":
-        return (len(parts) == 2 or (len(parts) == 3 and parts[1] == "archive")) and parts[-1].endswith(".md")
+        return len(parts) - 2 <= MEMORY_DEPTH and parts[-1].endswith(".md")
     if parts[0] == "sessions":
         return len(parts) == 2 and parts[1].endswith(".log.jsonl")
     if parts[0] == "handoffs":
@@ -118,24 +145,17 @@ def is_indexed(rel: str) -> bool:
 
 
 def indexed_files(root: Path) -> dict[str, Path]:
-    """Workspace-relative path -> file, for every file the index covers (symlinks out are skipped)."""
-    found: dict[str, Path] = {}
-    candidates = [root / name for name in TOP_FILES]
-    resolved_root = root.resolve()
-    for folder, pattern in (("memory", "*.md"), ("memory/archive", "*.md"), ("sessions", "*.log.jsonl"),
-                            ("handoffs", "*.json"), ("checkpoints", "*/*.json")):
-        real = (root / folder).resolve()
+    """Workspace-relative path -> file, for every file the index covers (links out are skipped)."""
+    candidates = confined_files(root, [root / name for name in TOP_FILES])
+    candidates += confined_tree(root, root / "memory", ".md", max_depth=MEMORY_DEPTH)
+    for folder, pattern in (("sessions", "*.log.jsonl"), ("handoffs", "*.json"), ("checkpoints", "*/*.json")):
         # a folder that is a link out is not even listed (the sync names it among its problems)
-        if (real == resolved_root or resolved_root in real.parents) and real.is_dir():
-            candidates.extend(sorted((root / folder).glob(pattern)))
+        candidates += sorted(confined_glob(root, root / folder, pattern))
+    found: dict[str, Path] = {}
     for path in candidates:
-        try:
-            if not path.is_file():
-                continue
-            path.resolve().relative_to(resolved_root)
-        except (OSError, ValueError):
-            continue   # dangling, unreadable, or pointing outside the workspace
-        found[path.relative_to(root).as_posix()] = path
+        rel = path.relative_to(root).as_posix()
+        if is_indexed(rel):
+            found[rel] = path
     return found
 
 
@@ -172,6 +192,7 @@ class _Draft:
     day: dt.date | None = None
     prefix: str = ""            # e.g. the session id a message belongs to
     title: bool = False         # a heading line: its own words say what it is about
+    columns: str = ""           # a table row's header row: "| CHENLU | 18794 |" means little without it
 
 
 def file_rows(rel: str, text: str, options: IndexOptions = IndexOptions()) -> tuple[list[Row], list[str]]:
@@ -191,8 +212,14 @@ def _markdown_drafts(rel: str, text: str) -> list[_Draft]:
     # Bullets with provenance comments: the comment gives the row its sources and is not searched.
     is_memory = rel in CURATED_FILES
     day = file_day(rel)
-    drafts, heading = [], ""
+    drafts, heading, header = [], "", ""
     for number, raw in enumerate(text.split("\n"), start=1):
+        in_table = raw.lstrip().startswith("|")
+        columns = header if in_table else ""
+        if in_table and not header:
+            header = " ".join(cell.strip() for cell in raw.strip().strip("|").split("|") if cell.strip())
+        elif not in_table:
+            header = ""
         sources: tuple[str, ...] = ()
         if is_memory:
             bullet = parse_bullet(raw, number)
@@ -214,7 +241,7 @@ def _markdown_drafts(rel: str, text: str) -> list[_Draft]:
         else:
             body = _BULLET_MARK.sub("", shown, count=1).strip()
         drafts.append(_Draft(number, shown[:MAX_TEXT], body[:MAX_BODY], "" if match else heading, sources, day,
-                             title=bool(match)))
+                             title=bool(match), columns=columns[:MAX_NEIGHBOUR]))
     return drafts
 
 
@@ -224,10 +251,9 @@ def _session_drafts(rel: str, text: str) -> tuple[list[_Draft], list[str]]:
     for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{rel}:{number}: not valid JSON ({exc.msg}); line skipped")
+        obj, why = parse_json_line(raw)      # a 5,000-digit number or deep nesting is a reason, not a crash
+        if why:
+            problems.append(f"{rel}:{number}: {why}; line skipped")
             continue
         if not isinstance(obj, dict):
             problems.append(f"{rel}:{number}: not a JSON object; line skipped")
@@ -269,8 +295,26 @@ def _content_text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False) if isinstance(content, dict) else str(content)
 
 
+def shape(body: str) -> str:
+    """The line with its numbers (and ids, sizes, durations: any Latin token holding a digit) as "0" and
+    its spacing collapsed: what repeats in a heartbeat or watchdog log."""
+    return " ".join(_NUMBERISH.sub("0", body).split())
+
+
+def has_content(body: str) -> bool:
+    """Whether a line has words enough to embed (MIN_LETTERS letters, in any script)."""
+    found = 0
+    for _ in _LETTER.finditer(body):
+        found += 1
+        if found >= MIN_LETTERS:
+            return True
+    return False
+
+
 def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
     rows = []
+    forms = [shape(d.body) if len(d.body) <= SPLIT_AT else "" for d in drafts]
+    shapes = Counter(forms)
     for i, d in enumerate(drafts):
         date = date_words(d.day) if options.dates else ""
         heading = d.heading if options.headings else ""
@@ -280,13 +324,19 @@ def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
         for j in range(max(0, i - reach), min(len(drafts), i + reach + 1)):
             if j != i:
                 around.append(drafts[j].body[:MAX_NEIGHBOUR])
-        context = " ".join(p for p in (d.prefix, date, heading, *around) if p)
-        lead = " ".join(p for p in (date, heading) if p)
+        context = " ".join(p for p in (d.prefix, date, heading, d.columns, *around) if p)
+        lead = " ".join(p for p in (date, heading, d.columns) if p)
         day = d.day.toordinal() if d.day else 0
         spans = windows(d.body)
         if len(spans) == 1:
-            before = [drafts[j].body for j in range(max(0, i - options.embed_previous), i)]
-            rows.append(Row(d.line, d.text, d.body, context, embed_text(d.body, lead, before), d.sources, day))
+            if not has_content(d.body):
+                etext = ""
+            elif shapes[forms[i]] >= REPEATED:
+                etext = forms[i][:MAX_EMBED]
+            else:
+                before = [drafts[j].body for j in range(max(0, i - options.embed_previous), i)]
+                etext = embed_text(d.body, lead, before)
+            rows.append(Row(d.line, d.text, d.body, context, etext, d.sources, day))
             continue
         for start, end in spans:   # a long line: every window a row of its own, same path and line
             body = d.body[start:end]

@@ -11,10 +11,11 @@ recency see them; who handed what to whom is in every line's context.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from core.store.jsonsafe import parse_json_line
 
 SKIPPED = frozenset({"id", "checkpoint_id", "session_id", "task_id", "timestamp", "created", "hop", "status",
                      "depends_on"})
@@ -48,19 +49,17 @@ def _about(rel: str, record: dict[str, Any]) -> str:
 
 
 def _string(quoted: str) -> str | None:
-    try:
-        value = json.loads(quoted)
-    except ValueError:
+    value, why = parse_json_line(quoted)
+    if why:
         return None
     return value if isinstance(value, str) else None
 
 
 def record_lines(rel: str, text: str) -> tuple[list[RecordLine], list[str]]:
     """The searchable lines of one hand-off or checkpoint file, and problems (not JSON, not an object)."""
-    try:
-        record = json.loads(text)
-    except ValueError as exc:
-        return [], [f"{rel}: not valid JSON ({exc}); not searchable until it is fixed"]
+    record, why = parse_json_line(text)
+    if why:
+        return [], [f"{rel}: {why}; not searchable until it is fixed"]
     if not isinstance(record, dict):
         return [], [f"{rel}: not a JSON object; not searchable"]
     day, about = _day(record), _about(rel, record)

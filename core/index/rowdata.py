@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import sqlite3
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from core.index.db import HEADING_CONDITION
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def section_of(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[str, int]]:
@@ -44,5 +46,7 @@ def vectors_of(conn: sqlite3.Connection, hashes: list[str]) -> dict[str, np.ndar
         return {}
     distinct = list(dict.fromkeys(hashes))
     marks = ",".join("?" * len(distinct))
+    import numpy as np
+
     return {h: np.frombuffer(v, dtype=np.float32) for h, v in conn.execute(
         f"SELECT hash, vector FROM embeddings WHERE hash IN ({marks})", distinct)}

@@ -2,7 +2,7 @@
 
     index = SearchIndex(root, root / ".reverie/index.db", settings.search)
     index.sync()                                  # incremental: changed files only
-    index.search("tea or coffee", k=10)           # SearchResults(hits, pending_embeddings, mode)
+    index.search("tea or coffee", k=10)           # SearchResults: .hits (counted), .nearby (context), .mode
     index.reindex_file("memory/2026-11-30.md")    # after an append
     index.close()
 
@@ -36,10 +36,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from core.cancel import Cancelled, CancelToken
 from core.config import SearchSettings
@@ -51,79 +49,19 @@ from core.index.hybrid import Tuning, collapse, fuse, recency_factor, section_re
 from core.index.labels import lift_named_speakers
 from core.index.lines import IndexOptions
 from core.index.matching import is_heading, label, tier
+from core.index.results import (ALIASES, MODES, IndexStatus, SearchHit, SearchModeError, SearchResults,  # noqa: F401
+                                canonical_mode)
 from core.index.query import expand
 from core.index.rowdata import section_of, vectors_of
-from core.index.sync import Progress, Syncer, SyncReport
+from core.index.sync import NOT_EMBEDDED, Progress, Syncer, SyncReport
 from core.index.worker import EmbeddingWorker
 
-MODES = ("keyword", "meaning", "hybrid")
-ALIASES = {"fts": "keyword", "fts5": "keyword", "words": "keyword", "vector": "meaning", "semantic": "meaning"}
+if TYPE_CHECKING:     # numpy is imported where vectors are used: keyword search never loads it
+    import numpy as np
+
 MAX_K = 1000
 MAX_QUERY_EMBED_CHARS = 2_000
-ROWS_VERSION = "4"   # bump when lines.py changes what a row carries: every file is re-derived
-
-
-class SearchModeError(CoreError):
-    """An unknown search mode."""
-
-
-def canonical_mode(mode: str | None, default: str = "hybrid") -> str:
-    """The one name of a search mode ("keyword", "meaning", "hybrid") for any name we accept."""
-    chosen = (mode or default or "hybrid").strip().lower()
-    chosen = ALIASES.get(chosen, chosen)
-    if chosen not in MODES:
-        raise SearchModeError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
-    return chosen
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    path: str
-    line: int
-    text: str
-    score: float
-    snippet: str
-    sources: tuple[str, ...] = ()
-    match: str = "words"                 # why it matched: words, meaning, both, nearby
-    words: tuple[str, ...] = ()          # the query's words the line holds
-    similarity: float | None = None      # cosine of the line's vector to the query's (meaning and hybrid)
-    kind: str = ""                       # memory, daily, session, handoff, checkpoint, progress
-
-    def as_dict(self) -> dict:
-        """The hit as the CLI's --json and the MCP tool give it."""
-        out = {"path": self.path, "line": self.line, "kind": self.kind, "text": self.text,
-               "score": round(self.score, 6), "match": self.match, "words": list(self.words)}
-        if self.similarity is not None:
-            out["similarity"] = round(self.similarity, 4)
-        if self.snippet:
-            out["snippet"] = self.snippet
-        if self.sources:
-            out["sources"] = list(self.sources)
-        return out
-
-
-@dataclass(frozen=True)
-class SearchResults:
-    hits: list[SearchHit]
-    pending_embeddings: int
-    mode: str
-    query: str = ""
-
-    def __iter__(self):
-        return iter(self.hits)
-
-    def __len__(self) -> int:
-        return len(self.hits)
-
-
-@dataclass(frozen=True)
-class IndexStatus:
-    files: int
-    lines: int
-    pending_embeddings: int
-    problems: list[str] = field(default_factory=list)
-    vectors: int = 0
-    embedding_model: str = ""
+ROWS_VERSION = "6"   # bump when lines.py changes what a row carries: every file is re-derived
 
 
 class SearchIndex:
@@ -137,6 +75,7 @@ class SearchIndex:
         self._problems: list[str] = []
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._query_lock = threading.Lock()
+        self._background: tuple[str, float] | None = None     # (model id, its background cosine)
         self._closed = False
         if embedder is False:      # keyword search only (benchmarks of FTS, tools that never embed)
             embedder = None
@@ -154,6 +93,7 @@ class SearchIndex:
         self.worker = EmbeddingWorker(self.db, embedder, vector_path, background=background)
         self.syncer = Syncer(self.root, self.db, self.options, on_deleted=self.worker.delete,
                              on_pending=self.worker.wake)
+        self.syncer.large_file_bytes = self.settings.large_file_bytes
         self.worker.start()
 
     def _check_versions(self) -> None:
@@ -164,7 +104,7 @@ class SearchIndex:
         with self.db.write() as conn:
             if model and old_model != model:
                 conn.execute("DELETE FROM embeddings")
-                conn.execute("UPDATE lines SET vec = 0")
+                conn.execute("UPDATE lines SET vec = 0 WHERE vec = 1")   # 2 stays: never embedded (large files, no content)
                 conn.execute("DELETE FROM meta WHERE key = 'embedding_dim'")
                 self.db.set_meta(conn, "embedding_model", model)
                 for suffix in (".hnsw", ".hnsw.sum"):
@@ -218,6 +158,7 @@ class SearchIndex:
         conn = self.db.conn()
         files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         lines = conn.execute("SELECT count(*) FROM lines").fetchone()[0]
+        not_embedded = conn.execute("SELECT count(*) FROM lines WHERE vec = ?", (NOT_EMBEDDED,)).fetchone()[0]
         problems = list(self._problems)
         problems += [p for (text,) in conn.execute("SELECT problem FROM files WHERE problem != ''")
                      for p in text.split("\n")]
@@ -228,7 +169,8 @@ class SearchIndex:
             problems.append(f"vector index rebuilt from the database: {vectors.rebuilt_reason}")
         return IndexStatus(files=files, lines=lines, pending_embeddings=self.worker.pending(), problems=problems,
                            vectors=len(vectors) if vectors is not None else 0,
-                           embedding_model=self.embedder.model_id if self.embedder is not None else "")
+                           embedding_model=self.embedder.model_id if self.embedder is not None else "",
+                           not_embedded=not_embedded)
 
     def close(self) -> None:
         if self._closed:
@@ -277,6 +219,7 @@ class SearchIndex:
             else:
                 if self._gibberish(conn, parsed, bool(keyword)):
                     floor = max(floor, self.tuning.min_similarity_alone)
+                floor = self._model_floor(floor)
                 semantic = self._semantic(vector, want, where, params, floor)
         held: dict[int, tuple[str, ...]] = {}
         tiers: dict[int, int] = {}
@@ -299,7 +242,8 @@ class SearchIndex:
             ranked = section_rerank(ranked, section_of(self.db.conn(), [i for i, _ in ranked]), self.tuning.section_boost,
                                     self.tuning.section_decay, self.tuning.section_free)
         hits = self._hits(ranked, parsed, k, vector, held, tiers, floor)
-        return SearchResults(hits=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query)
+        return SearchResults(ranked=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query,
+                             via="model" if vector is not None else "")
 
     def _mode(self, mode: str | None) -> str:
         return canonical_mode(mode, self.settings.default_mode)
@@ -321,6 +265,25 @@ class SearchIndex:
             if cjk.has_cjk(word) or not vocabulary or any(part in vocabulary for part in word.split("-")):
                 return False
         return True
+
+    def _model_floor(self, floor: float) -> float:
+        """A floor measured on MiniLM's scale, moved to this index's model (calibration.py)."""
+        from core.index.calibration import background, model_floor
+        from core.index.embedder import BILINGUAL_MODEL, DEFAULT_MODEL
+
+        model = self.embedder.model_id
+        if model.split("@", 1)[0] in (DEFAULT_MODEL, BILINGUAL_MODEL):
+            return floor                      # the scale the floors were measured on (bilingual.py: both halves)
+        if self._background is None or self._background[0] != model:
+            stored = self.db.get_meta("embedding_background", "")
+            name, _, value = stored.rpartition("\t")
+            if name == model and value:
+                self._background = (model, float(value))
+            else:
+                self._background = (model, background(self.embedder))
+                with self.db.write() as conn:
+                    self.db.set_meta(conn, "embedding_background", f"{model}\t{self._background[1]:.6f}")
+        return model_floor(floor, self._background[1])
 
     def _semantic(self, vector: np.ndarray, want: int, where: str, params: tuple,
                   floor: float) -> list[tuple[int, float]]:
@@ -351,8 +314,12 @@ class SearchIndex:
             if cached is not None:
                 self._query_cache.move_to_end(text)
                 return cached
+        import numpy as np
+
+        from core.index.embedder import embed_queries
+
         try:
-            vector = np.asarray(self.embedder.embed_batch([text])[0], dtype=np.float32)
+            vector = np.asarray(embed_queries(self.embedder, [text])[0], dtype=np.float32)
         except CoreError as exc:
             if str(exc) not in self._problems:
                 self._problems.append(str(exc))
@@ -381,7 +348,8 @@ class SearchIndex:
         order = sorted((i for i in ids if i in rows), key=lambda i: (tiers.get(i, 0), -scores[i]))
         seen: set[tuple[str, int]] = set()   # one hit per line: a long line's windows share it (lines.py)
         order = [i for i in order if not ((rows[i][1], rows[i][2]) in seen or seen.add((rows[i][1], rows[i][2])))]
-        wanted = self.tuning.collapse or vector is not None
+        # Keyword mode reads no vectors: near-duplicates go by their text alone (and numpy stays unloaded).
+        wanted = vector is not None
         vectors = vectors_of(self.db.conn(), [rows[i][6] for i in order]) if wanted else {}
         if self.tuning.collapse:
             order = collapse(order, {i: rows[i][3] for i in order},

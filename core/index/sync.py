@@ -8,7 +8,10 @@ append to a daily log writes the new lines and the one line whose neighbour
 changed, and an edit in the middle of MEMORY.md re-embeds only the edited line.
 
 New rows start with `vec = 0` (pending); the embedding worker gives them
-vectors (from the content-hash cache when it can). Deleted rows leave the
+vectors (from the content-hash cache when it can). Rows with nothing to embed
+(lines.py: a bare timestamp or number) start with `vec = 2` and are never
+embedded; so are the rows of a file over search.large_file_bytes, which is read
+and written in blocks instead (keyword only; core/index/large.py). Deleted rows leave the
 vector index at once, under the same lock the worker adds under, so a vector
 for a deleted row can never be left behind.
 """
@@ -24,12 +27,16 @@ from typing import Callable
 
 from core.index import cjk
 from core.index.db import Database
+from core.index.large import KEYWORD_ONLY, LARGE_FILE_BYTES, blocks, grown_from, is_large
 from core.index.lines import IndexOptions, Row, file_rows, indexed_files, is_indexed
 from core.store.textio import decode_lossy
 from core.store.layout import outside_links
 from core.store.paths import WorkspacePaths
 
+MAX_PROBLEMS = 100      # problems kept per large file (a damaged 200 MB log must not fill the index with them)
+
 Progress = Callable[[int, int, str], None]   # (files done, files to look at, path)
+NOT_EMBEDDED = 2     # lines.vec of a row with nothing to embed (0: pending, 1: in the vector index)
 
 
 @dataclass
@@ -63,6 +70,7 @@ class Syncer:
         self.options = options
         self._on_deleted = on_deleted    # drop these ids from the vector index (called under the write lock)
         self._on_pending = on_pending    # wake the embedding worker
+        self.large_file_bytes = LARGE_FILE_BYTES   # SearchIndex sets search.large_file_bytes
 
     def sync(self, progress: Progress | None = None) -> SyncReport:
         started = time.perf_counter()
@@ -130,6 +138,8 @@ class Syncer:
             stat = path.stat()
             if known is not None and known == (stat.st_size, stat.st_mtime_ns):
                 return report
+            if is_large(stat.st_size, self.large_file_bytes):
+                return self._large_file(rel, path, stat)
             data = path.read_bytes()
         except OSError as exc:
             report.problems.append(f"{rel}: cannot be read ({exc.strerror or exc}); left as it was in the index")
@@ -204,14 +214,77 @@ class Syncer:
         if deleted:
             conn.executemany("DELETE FROM lines WHERE id = ?", [(i,) for i in deleted])
             conn.executemany("DELETE FROM lines_fts WHERE rowid = ?", [(i,) for i in deleted])
-        for row in inserts:   # 4. new
-            cursor = conn.execute(
-                "INSERT INTO lines(path, line, text, sources, day, ehash, etext, fhash, vec) VALUES(?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext, row.fhash))
-            conn.execute("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
-                         (cursor.lastrowid, cjk.expand(row.body), cjk.expand(row.context)))
-            written += 1
+        if inserts:   # 4. new: ids given here (one writer: BEGIN IMMEDIATE), so both tables fill in one call each
+            last = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'lines'").fetchone()
+            ids = range((last[0] if last else 0) + 1, (last[0] if last else 0) + 1 + len(inserts))
+            conn.executemany(
+                "INSERT INTO lines(id, path, line, text, sources, day, ehash, etext, fhash, vec) "
+                "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(i, rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext, row.fhash,
+                  0 if row.etext else NOT_EMBEDDED) for i, row in zip(ids, inserts)])
+            conn.executemany("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
+                             [(i, cjk.expand(row.body), cjk.expand(row.context)) for i, row in zip(ids, inserts)])
+            written += len(inserts)
         return written, deleted
+
+    def _large_file(self, rel: str, path: Path, stat) -> SyncReport:
+        """A file over large_file_bytes: read and written a block at a time, keyword-only (core/index/large.py);
+        when it only grew, only its new lines are read."""
+        report = SyncReport()
+        old = self.db.conn().execute("SELECT size, hash, lines FROM files WHERE path = ?", (rel,)).fetchone()
+        problems: list[str] = []
+        with open(path, "rb") as handle:
+            grown = grown_from(handle, old[0], old[1]) if old is not None and stat.st_size > old[0] else None
+            if grown is None:
+                start, digest, count = None, hashlib.blake2b(digest_size=16), 0
+                report.rows_deleted = self._clear(rel)
+            else:
+                (start, digest), count = grown, old[2]
+            for rows, block_problems in blocks(handle, rel, self.options, digest, start):
+                with self.db.write_lock:
+                    with self.db.write() as conn:
+                        self._insert_block(conn, rel, rows)
+                count += len(rows)
+                report.rows_written += len(rows)
+                problems += block_problems[:MAX_PROBLEMS - len(problems)]
+        problems.insert(0, f"{rel} is {stat.st_size / 1e6:,.0f} MB, over search.large_file_bytes: indexed in blocks, "
+                           "for keyword search only (no meaning search)")
+        with self.db.write_lock:
+            with self.db.write() as conn:
+                conn.execute("INSERT INTO files(path, size, mtime_ns, hash, lines, problem) VALUES(?, ?, ?, ?, ?, ?) "
+                             "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
+                             "hash = excluded.hash, lines = excluded.lines, problem = excluded.problem",
+                             (rel, stat.st_size, stat.st_mtime_ns, digest.hexdigest(), count, "\n".join(problems)))
+        (report.added if old is None else report.updated).append(rel)
+        report.problems += problems
+        return report
+
+    @staticmethod
+    def _insert_block(conn: sqlite3.Connection, rel: str, rows: list[Row]) -> None:
+        """Rows of a large file, keyword-only, in two executemany calls (ids taken after the highest ever
+        given, as AUTOINCREMENT would: an id is never reused, it may be a vector label)."""
+        if not rows:
+            return
+        seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'lines'").fetchone()
+        top = max(seq[0] if seq else 0, conn.execute("SELECT coalesce(max(id), 0) FROM lines").fetchone()[0])
+        conn.executemany("INSERT INTO lines(id, path, line, text, sources, day, ehash, etext, fhash, vec) "
+                         "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         [(top + n, rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext,
+                           row.fhash, KEYWORD_ONLY) for n, row in enumerate(rows, start=1)])
+        conn.executemany("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
+                         [(top + n, cjk.expand(row.body), cjk.expand(row.context))
+                          for n, row in enumerate(rows, start=1)])
+
+    def _clear(self, rel: str) -> int:
+        """Delete every row of `rel` in SQL (a huge file's ids are never all held); returns how many."""
+        with self.db.write_lock:
+            with self.db.write() as conn:
+                embedded = [r[0] for r in conn.execute("SELECT id FROM lines WHERE path = ? AND vec = 1", (rel,))]
+                conn.execute("DELETE FROM lines_fts WHERE rowid IN (SELECT id FROM lines WHERE path = ?)", (rel,))
+                deleted = conn.execute("DELETE FROM lines WHERE path = ?", (rel,)).rowcount
+            if embedded:
+                self._on_deleted(embedded)
+        return deleted
 
     def _remove(self, rel: str) -> SyncReport:
         report = SyncReport()

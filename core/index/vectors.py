@@ -31,6 +31,8 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from core.store.dirfd import checked_path
+
 M = 32
 EF_CONSTRUCTION = 200
 EF_SEARCH = 96          # ef up to EF_FLAT vectors
@@ -195,10 +197,10 @@ class VectorIndex:
         with self.lock:
             if not self._dirty or self._index is None:
                 return
-            tmp = self.path.with_name(self.path.name + ".tmp")
+            tmp = checked_path(self.path.with_name(self.path.name + ".tmp"))   # no link in .reverie/ is written through
             self._index.save_index(str(tmp))
             os.replace(tmp, self.path)
-            sum_tmp = self.sum_path.with_name(self.sum_path.name + ".tmp")
+            sum_tmp = checked_path(self.sum_path.with_name(self.sum_path.name + ".tmp"))
             sum_tmp.write_text(f"{self.path.stat().st_size}\t{_digest(self.path)}\t{self.model_id}\t{self.dim}\t{M}",
                                encoding="utf-8")
             os.replace(sum_tmp, self.sum_path)

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable
 
 from core.index.db import Database
-from core.index.vectors import VectorIndex
+
+if TYPE_CHECKING:     # both load on first use of the vectors: keyword search never needs them
+    from core.index.vectors import VectorIndex
 
 BATCH_ROWS = 128      # rows looked at per round
 EMBED_CHUNK = 32      # texts per model call: short calls keep a query's own embedding waiting little
@@ -116,6 +116,8 @@ class EmbeddingWorker:
                 dim = int(self.embedder.dim)   # loads the model
                 with self.db.write() as conn:
                     self.db.set_meta(conn, "embedding_dim", str(dim))
+            from core.index.vectors import VectorIndex
+
             vectors = VectorIndex(self.vector_path, dim, self.embedder.model_id)
             with self.db.write_lock:
                 wanted = {r[0] for r in self.db.conn().execute("SELECT id FROM lines WHERE vec = 1")}
@@ -125,6 +127,8 @@ class EmbeddingWorker:
             return vectors
 
     def _vectors_for(self, ids: list[int]):
+        import numpy as np
+
         marks = ",".join("?" * len(ids))
         for row_id, blob in self.db.conn().execute(
                 f"SELECT l.id, e.vector FROM lines l JOIN embeddings e ON e.hash = l.ehash WHERE l.id IN ({marks})", ids):
@@ -168,6 +172,8 @@ class EmbeddingWorker:
         return done
 
     def _one_batch(self) -> int:
+        import numpy as np
+
         self._busy = True
         try:
             batch = self.db.conn().execute(

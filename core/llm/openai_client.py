@@ -13,6 +13,7 @@ just stops) raises TruncatedReplyError, so no caller ever stores half a reply as
 """
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import socket
@@ -65,15 +66,21 @@ class OpenAIClient:
             return urllib.request.urlopen(request, timeout=timeout or self.settings.request_timeout_s)
         except urllib.error.HTTPError:
             raise
-        except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as exc:
-            reason = getattr(exc, "reason", exc)
+        except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError, http.client.HTTPException,
+                OSError) as exc:
+            reason = getattr(exc, "reason", None) or _transport(exc)
             raise ServerUnavailableError(
                 f"no model server answers at {self.base_url} ({reason}). Start it (LM Studio, Ollama, "
                 "llama-server) or set [model] backend = \"local\"") from exc
 
     def _json(self, url: str, body: dict | None = None, timeout: float = 10.0) -> Any:
         with self._open(url, body, timeout) as response:
-            return json.loads(response.read().decode("utf-8"))
+            try:
+                data = response.read()
+            except (http.client.HTTPException, OSError) as exc:
+                raise ServerUnavailableError(f"the server at {self.base_url} broke off its answer "
+                                             f"({_transport(exc)})") from exc
+            return json.loads(data.decode("utf-8"))
 
     def list_models(self) -> list[str]:
         """The ids of the models the server offers (ServerUnavailableError when nothing answers)."""
@@ -221,12 +228,14 @@ class OpenAIClient:
                             on_token(piece)
                     if choice.get("finish_reason"):
                         reply["finish_reason"] = choice["finish_reason"]
-        except (OSError, ValueError, AttributeError) as exc:
+        except (OSError, ValueError, AttributeError, http.client.HTTPException) as exc:
             if not (cancel is not None and cancel.cancelled):
-                if pieces:
+                if pieces or isinstance(exc, http.client.IncompleteRead):
                     raise TruncatedReplyError(f"the model server at {self.base_url} broke off the reply after "
-                                              f"{len(pieces)} token(s) ({exc}); nothing of it was used") from exc
-                raise ServerUnavailableError(f"the model server at {self.base_url} broke off the reply ({exc})") from exc
+                                              f"{len(pieces)} token(s) ({_transport(exc)}); nothing of it was "
+                                              "used") from exc
+                raise ServerUnavailableError(f"the model server at {self.base_url} broke off the reply "
+                                             f"({_transport(exc)})") from exc
         finally:
             watcher.stop()
             response.close()
@@ -270,6 +279,15 @@ class OpenAIClient:
                           seconds=seconds, ttft_seconds=min(seconds, reply["ttft"] + (reply["sent"] - started)),
                           finish_reason=finish, model=self.model_id, parsed=parsed,
                           extra={**extra, "backend": "openai", "base_url": self.base_url})
+
+
+def _transport(exc: BaseException) -> str:
+    """A transport failure in a few words (an IncompleteRead's repr carries the bytes it got)."""
+    if isinstance(exc, http.client.IncompleteRead):
+        return f"the body ended after {len(exc.partial):,} bytes" + \
+            (f", {exc.expected:,} more were announced" if exc.expected else "")
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _sse(response, ended: dict) -> Iterator[dict]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from core.secrets import mask_secrets, mask_window
 from core.store.activity import last_by_agent
 from core.store.memory_md import strip_comments
 
@@ -24,6 +25,8 @@ def memory_recent(ws, days: int = 7, *, today: dt.date | None = None) -> dict[st
     first = today - dt.timedelta(days=days - 1)
     since = dt.datetime.combine(first, dt.time(), dt.datetime.now().astimezone().tzinfo)
     budget = [MAX_CHARS]
+    masking = ws.settings.memory.mask_secrets
+    shown = mask_secrets if masking else str   # what an agent may read
 
     def take(text: str) -> bool:
         budget[0] -= len(text) + 1
@@ -36,6 +39,8 @@ def memory_recent(ws, days: int = 7, *, today: dt.date | None = None) -> dict[st
         rel = ws.relative(log.path)
         lines = [line for line in strip_comments(ws.read(rel).text).split("\n") if line.strip()]
         kept = [line for line in lines if take(line)]
+        if masking:     # only what is shown is masked (a huge log is not scanned whole), its block context kept
+            kept = mask_window(lines, 0, len(kept))
         logs.append({"path": rel, "date": log.date.isoformat(), "lines": kept,
                      "truncated": len(kept) < len(lines)})
     sessions = []
@@ -43,11 +48,11 @@ def memory_recent(ws, days: int = 7, *, today: dt.date | None = None) -> dict[st
         ended = _time(entry.get("ended"))
         if ended is None or ended < since:
             continue
-        summary = str(entry.get("summary", ""))[:MAX_SUMMARY_CHARS]
+        summary = shown(str(entry.get("summary", "")))[:MAX_SUMMARY_CHARS]
         if take(summary):
             sessions.append({"session_id": entry.get("session_id", ""), "ended": entry.get("ended"),
                              "summary": summary})
-    agents = [{"agent": a.agent, "at": a.at, "kind": a.kind, "detail": a.detail}
+    agents = [{"agent": a.agent, "at": a.at, "kind": a.kind, "detail": shown(a.detail)}
               for a in last_by_agent(ws.paths).values() if a.timestamp >= since.timestamp()]
     return {"days": days, "since": first.isoformat(), "daily_logs": logs, "sessions": sessions,
             "agents": agents, "truncated": budget[0] < 0}

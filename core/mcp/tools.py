@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from core.errors import CoreError, NotFoundError, PathEscapeError
+from core.secrets import mask_line, mask_secrets, mask_window
 from core.store.checkpoints import new_checkpoint_id, next_task
 from core.store.memory_md import strip_comments
 
@@ -66,11 +67,29 @@ class MemoryTools:
             if wait is not None:
                 wait(timeout=VECTOR_WAIT_S)
         result = self.ws.search(query, k=k, mode=mode, kinds=scope.kinds, since=scope.since, until=scope.until)
-        out: dict[str, Any] = {"query": query, "mode": result.mode, "hits": [hit.as_dict() for hit in result.hits]}
-        pending = getattr(result, "pending_embeddings", 0)
-        if pending:
-            out["pending_embeddings"] = pending    # lines not embedded yet: vector results may miss them
+        # "count" and "hits" are the lines that match; "nearby" (context found through neighbouring
+        # lines' words) comes apart and uncounted; "pending_embeddings" when meaning may miss lines.
+        out: dict[str, Any] = result.as_dict()
+        out["query"] = query
+        out["hits"] = [self._masked_hit(hit) for hit in out["hits"]]
+        out["nearby"] = [self._masked_hit(hit) for hit in out["nearby"]]
         return out
+
+    @property
+    def masking(self) -> bool:
+        """Whether agents see secret values masked (the person can turn it off: memory.mask_secrets)."""
+        return bool(self.ws.settings.memory.mask_secrets)
+
+    def shown(self, text: str) -> str:
+        """Text as an agent may read it."""
+        return mask_secrets(text) if self.masking else text
+
+    def _masked_hit(self, hit: dict[str, Any]) -> dict[str, Any]:
+        if self.masking:
+            for key in ("text", "snippet"):
+                if isinstance(hit.get(key), str):
+                    hit[key] = mask_line(hit[key]) if "\n" not in hit[key] else mask_secrets(hit[key])
+        return hit
 
     def _sync_if_stale(self) -> None:
         """Bring the index up to date with the files when it may be behind.
@@ -112,14 +131,15 @@ class MemoryTools:
         end = total if end is None else min(int(end), total)
         if start > max(total, 1) or end < start:
             return f"{rel} has {total} line(s); lines {start}-{end} are empty"
-        out, used, last = [], 0, start - 1
-        for number in range(start, end + 1):
-            line = lines[number - 1]
-            if out and used + len(line) > MAX_READ_CHARS:
+        used, last = 0, start - 1
+        for number in range(start, end + 1):      # the lines that fit the answer
+            size = len(lines[number - 1])
+            if number > start and used + size > MAX_READ_CHARS:
                 break
-            out.append(f"{number}: {line[:MAX_READ_CHARS]}")
-            used += len(line) + 1
+            used += size + 1
             last = number
+        shown = mask_window(lines, start - 1, last) if self.masking else lines[start - 1:last]
+        out = [f"{number}: {line[:MAX_READ_CHARS]}" for number, line in enumerate(shown, start=start)]
         more = f"\n... ({rel} continues: call memory_get with start={last + 1})" if last < end else ""
         return f"{rel} lines {start}-{last} of {total}:\n" + "\n".join(out) + more
 
@@ -127,13 +147,13 @@ class MemoryTools:
         """MEMORY.md as an agent should see it: provenance comments stripped."""
         if not self.ws.paths.memory_md.exists():
             return ""
-        return strip_comments(self.ws.read_memory().text)
+        return self.shown(strip_comments(self.ws.read_memory().text))
 
     def today_log(self, today: dt.date | None = None) -> str:
         path = self.ws.paths.daily_log(today or dt.date.today())
         if not path.exists():
             return ""
-        return self.ws.read(self.ws.relative(path)).text
+        return self.shown(self.ws.read(self.ws.relative(path)).text)
 
     # ----- writing -----------------------------------------------------------------------------
     def memory_append(self, text: str, source: str | None = None, now: dt.datetime | None = None) -> dict[str, Any]:

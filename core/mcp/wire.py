@@ -6,26 +6,62 @@ is not JSON gets -32700 "Parse error", and JSON that is not a valid message gets
 "Invalid Request", both with the request's id when it can be read (else null). Those
 replies go out through the SDK's own writer, so lines on stdout never interleave. Blank
 lines are not messages and are skipped.
+
+Nothing on the wire may stop the server: a line longer than MAX_LINE_BYTES is never held in
+memory (it is skipped as it streams in and refused), nesting deeper than MAX_DEPTH, numbers
+past Python's digit limit and ids that are not short strings or safe integers are refused
+with the reason, and a failure inside this check answers the line rather than ending the
+transport.
 """
 from __future__ import annotations
 
 import json
 import os
-from io import TextIOWrapper
+from dataclasses import dataclass
 from typing import Any, AsyncIterator
+
+from core.store.jsonsafe import json_depth
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+INTERNAL_ERROR = -32603
+MAX_LINE_BYTES = 4 * 1024 * 1024    # one request; a search query or a fact is a few kilobytes
+MAX_DEPTH = 64                      # nesting of arrays and objects in one message
+MAX_ID_CHARS = 256
+MAX_SAFE_INT = 2 ** 53 - 1          # what every JSON client reads back exactly
+READ_CHUNK = 64 * 1024
 
 
-def error_reply(line: str):
+
+@dataclass(frozen=True)
+class Oversize:
+    """A line that was longer than the limit; only its size was kept."""
+    size: int
+
+
+def error_reply(line: str | Oversize):
     """The JSON-RPC error message to send back for `line`, or None when it is a valid message."""
     import mcp_types as types
 
     try:
+        return _check(types, line)
+    except Exception as exc:   # noqa: BLE001 - whatever went wrong, the line is answered and the server goes on
+        return _error(types, None, INTERNAL_ERROR, f"Internal error: the message could not be checked "
+                                                   f"({type(exc).__name__})")
+
+
+def _check(types, line: str | Oversize):
+    if isinstance(line, Oversize):
+        return _error(types, None, INVALID_REQUEST, f"Invalid Request: the message is {line.size:,} bytes; "
+                                                    f"at most {MAX_LINE_BYTES:,} are read")
+    if json_depth(line, MAX_DEPTH) > MAX_DEPTH:
+        return _error(types, None, INVALID_REQUEST,
+                      f"Invalid Request: arrays and objects nest more than {MAX_DEPTH} levels deep")
+    try:
         value: Any = json.loads(line)
-    except ValueError as exc:
-        return _error(types, None, PARSE_ERROR, f"Parse error: the line is not JSON ({exc.msg})")
+    except (ValueError, RecursionError) as exc:
+        why = getattr(exc, "msg", None) or str(exc).split("\n")[0][:200]
+        return _error(types, None, PARSE_ERROR, f"Parse error: the line is not JSON Reverie can read ({why})")
     try:
         types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         if not (isinstance(value, dict) and "id" in value and not _good_id(value["id"])):
@@ -39,7 +75,11 @@ def error_reply(line: str):
 
 
 def _good_id(value: Any) -> bool:
-    return isinstance(value, (int, str)) and not isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) <= MAX_SAFE_INT
+    return isinstance(value, str) and len(value) <= MAX_ID_CHARS
 
 
 def _why(value: Any) -> str:
@@ -52,7 +92,8 @@ def _why(value: Any) -> str:
     if "method" in value and not isinstance(value["method"], str):
         return 'the "method" member must be a string'
     if "id" in value and not _good_id(value["id"]) and value["id"] is not None:
-        return 'the "id" member must be a string or an integer'
+        return (f'the "id" member must be a string of at most {MAX_ID_CHARS} characters or an integer '
+                f'of at most {MAX_SAFE_INT}')
     if "params" in value and not isinstance(value["params"], (dict, list)):
         return 'the "params" member must be an object'
     return "not a request, notification or response"
@@ -84,7 +125,7 @@ class CheckedLines:
         from mcp.shared.message import SessionMessage
 
         async for line in self._stdin:
-            if not line.strip():
+            if isinstance(line, str) and not line.strip():
                 continue
             reply = error_reply(line)
             if reply is None:
@@ -94,16 +135,57 @@ class CheckedLines:
             await self._write.send(SessionMessage(reply))
 
 
-def claim_stdin():
-    """The process's stdin as an async text stream; fd 0 then reads the null device, so a child
-    process (the model worker) can never swallow protocol bytes."""
-    import anyio
+class BoundedLines:
+    """Lines of a binary file descriptor as text, each at most `limit` bytes; a longer line is
+    skipped as it streams in (never held whole) and comes out as Oversize."""
 
+    def __init__(self, fd: int, limit: int = MAX_LINE_BYTES):
+        self._fd = fd
+        self._limit = limit
+
+    def __aiter__(self):
+        return self._lines()
+
+    async def _lines(self):
+        import anyio
+
+        buffer = bytearray()
+        skipped = 0          # bytes of an oversize line dropped so far (0: not skipping)
+        while True:
+            chunk = await anyio.to_thread.run_sync(os.read, self._fd, READ_CHUNK, abandon_on_cancel=True)
+            if not chunk:
+                break
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                piece = chunk[start:] if end < 0 else chunk[start:end]
+                if skipped:
+                    skipped += len(piece)
+                else:
+                    buffer += piece
+                    if len(buffer) > self._limit:
+                        skipped, buffer = len(buffer), bytearray()
+                if end < 0:
+                    break
+                start = end + 1
+                if skipped:
+                    yield Oversize(skipped)
+                    skipped = 0
+                else:
+                    yield buffer.decode("utf-8", errors="replace")
+                    buffer = bytearray()
+        if skipped:
+            yield Oversize(skipped)
+        elif buffer:
+            yield buffer.decode("utf-8", errors="replace")
+
+
+def claim_stdin():
+    """The process's stdin as bounded lines; fd 0 then reads the null device, so a child
+    process (the model worker) can never swallow protocol bytes."""
     private = os.dup(0)
     os.set_inheritable(private, False)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    # closefd=False: a reader thread may still block on it after the transport ends (as the SDK does).
-    return anyio.wrap_file(TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8",
-                                         errors="replace"))
+    return BoundedLines(private)

@@ -24,11 +24,14 @@ import itertools
 import re
 
 from core.secrets.plugins import DS_CANDIDATE, detect_secrets_hits
-from core.secrets.shapes import (COMMIT_WORD, CONNECTOR, GAP_CHARS, KEYWORD, NEAR_CHARS, NEEDS_RANDOM_TAIL, PREFIXED,
-                                 PREFIXED_KINDS, PRIVATE_KEY, SENTENCE_END, SEPARATOR, TOKEN, TRAIL, URL_PASSWORD, VALUE,
-                                 SecretHit, clean, is_login_name, password_like, pin_like, random_like, strong_password)
+from core.secrets.shapes import (ACCOUNT_NAMES, ACCOUNT_PAIR, BARE_URL_PASSWORD, BRACKET_PAIR, COMMIT_WORD, CONNECTOR, GAP_CHARS,
+                                 KEYWORD, NEAR_CHARS, NEEDS_RANDOM_TAIL, PREFIXED, PREFIXED_KINDS, PRIVATE_KEY,
+                                 SENTENCE_END, SEPARATOR, TOKEN, TRAIL, URL_PASSWORD, VALUE, SecretHit, clean,
+                                 is_login_name, passphrase_like, password_like, pin_like, random_like,
+                                 strong_password)
 
-__all__ = ["SecretHit", "find_secrets", "holds_secret", "redact", "redact_count", "REDACTED"]
+__all__ = ["SecretHit", "find_secrets", "holds_secret", "redact", "redact_count", "REDACTED", "secret_lines",
+           "hidden_secret_lines", "mask_secrets", "mask_line", "mask_window"]
 
 REDACTED = "[redacted {kind}]"
 _MARKER = re.compile(r"\[redacted [^\]\n]{1,40}\]")
@@ -71,6 +74,8 @@ def _keyword_hits(line: str, offset: int) -> list[tuple[int, SecretHit]]:
         kind = {"password": "password", "pin": "pin", "login": "password"}.get(group) or next(
             (k for w, k in _KIND_OF_WORD if w in word.lower()), "key")
         accept = _ACCEPT[group]
+        if group == "password":
+            accept = _password_accept(word)
         end = match.end()
         stop = SENTENCE_END.search(line, end)
         limit = min(stop.start() if stop else len(line), end + GAP_CHARS)
@@ -90,11 +95,20 @@ def _keyword_hits(line: str, offset: int) -> list[tuple[int, SecretHit]]:
             glued = sep.start() > end and mark in (":", "=") and line[sep.start() - 1:sep.start()].isalnum() \
                 and not sep.group()[-1:].isspace()
             if not (weak and group in ("pin", "key")) and not glued:
-                found = _value_at(line, sep.end(), accept, pair=group in ("password", "login"))
+                told = accept
+                if group == "password" and (mark in ("=", "＝") or (mark in (":", "：") and word.isupper())):
+                    told = _password_accept(word, assigned=True)    # DATABASE_PASSWORD=correcthorse...
+                found = _value_at(line, sep.end(), told, pair=group in ("password", "login"))
             pos = max(sep.end(), pos + 1)
         if found:
             hits.append((1, SecretHit(kind, offset + found[0], offset + found[1])))
     return hits
+
+
+def _password_accept(word: str, assigned: bool = False):
+    """What a password word accepts as its value: a password-like run, or a long letters-only passphrase
+    (any length of six or more when it is assigned, `DB_PASSWORD=...`)."""
+    return lambda value: password_like(value) or passphrase_like(value, assigned=assigned)
 
 
 def _near_random_hits(line: str, offset: int) -> list[tuple[int, SecretHit]]:
@@ -173,6 +187,19 @@ def _candidates(text: str, offset: int) -> list[tuple[int, SecretHit]]:
         candidates.append((0, SecretHit(kind, offset + start, offset + end)))
     for m in URL_PASSWORD.finditer(text):
         candidates.append((0, SecretHit("password", offset + m.start("v"), offset + m.end("v"))))
+    for m in BARE_URL_PASSWORD.finditer(text):
+        if password_like(m.group("v")):
+            candidates.append((0, SecretHit("password", offset + m.start("v"), offset + m.end("v"))))
+    for m in ACCOUNT_PAIR.finditer(text):
+        value = clean(m.group("v"))[1]
+        if password_like(value):
+            start = m.start("v") + clean(m.group("v"))[0]
+            candidates.append((1, SecretHit("password", offset + start, offset + start + len(value))))
+    for m in BRACKET_PAIR.finditer(text):
+        account = m.group("u").lower() in ACCOUNT_NAMES or is_login_name(m.group("u"))
+        if password_like(m.group("v")) and (account or KEYWORD.search(text, max(0, m.start() - NEAR_CHARS),
+                                                                        m.start())):
+            candidates.append((1, SecretHit("password", offset + m.start("v"), offset + m.end("v"))))
     lines = text.split("\n")
     starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
     # Searches over the piece find the few lines worth a closer look; most lines of a log have none.
@@ -209,3 +236,8 @@ def redact_count(text: str) -> tuple[str, int]:
         for hit in reversed(hits):
             text = text[:hit.start] + REDACTED.format(kind=hit.kind) + text[hit.end:]
     return text, count
+
+
+# They build on find_secrets above.
+from core.secrets.masking import (hidden_secret_lines, mask_line, mask_secrets, mask_window,  # noqa: E402
+                                  secret_lines)

@@ -75,9 +75,10 @@ NEAR_CHARS = 80         # a random token counts as near a word within this dista
 
 # A value: one run without spaces, quotes, backslashes or CJK punctuation (so a value inside a JSON
 # string, `\"Hunter22!\"`, is the value alone and its redaction leaves the JSON valid).
-VALUE = re.compile(r"\\?[\"'`“‘«<(]?(?P<v>[^\s\"'`“”‘’«»<>()\[\]{}，。、；：！？\\]+)")
+VALUE = re.compile(r"\\?[\"'`“‘«<(]?(?P<v>[^\s\"'`“”‘’«»<>，。、；：！？\\]+)")
 TOKEN = re.compile(r"[A-Za-z0-9_\-+/=.~!#$%^&*]+")
 TRAIL = ".,;:?)]}\"'"
+CLOSERS = {")": "(", "]": "[", "}": "{"}
 # Between a user name and its password: "user / pass", "user, password pass", "user pw: pass".
 PW_WORD = r"(?:password|passwort|pass|pwd|pw|mot de passe|senha|contraseña|wachtwoord|пароль|密码)"
 CONNECTOR = re.compile(rf"\s*[/,;|:]\s*(?:{PW_WORD}\s*[:=]?\s*)?|\s+{PW_WORD}\s*[:=]?\s*", re.IGNORECASE)
@@ -90,7 +91,9 @@ NOT_VALUE = [re.compile(p, re.IGNORECASE) for p in (
     r"^(?:sha\d*|md5):",                                 # a key fingerprint is public
     r"^[a-z][a-z0-9+.-]*://[^@]*$",                     # a URL without credentials
     r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$",                     # an e-mail address
-    r"^(?:~|\.{1,2})?/|^[a-z]:\\|^[\w.-]+(?:/[\w.-]+)+/?$",   # a path
+    r"^(?:~|\.{1,2})?/|^[a-z]:\\|^[\w.-]+(?:/[\w.-]+)*\.[a-z][a-z0-9]{0,4}$",   # a path (absolute, a file)
+    r"^(?:[a-z0-9-]+\.)+[a-z]{2,}(?:[/:]\S*)?$",      # a host name, maybe with its path
+    r"^[a-z]{1,4}-[0-9a-f]{6,24}(?:-\d+)?(?:~[\d-]+)?$",   # an id Reverie makes (m-aee548, j-3b72..., ho-...)
     r"^v?\d+(?:\.\d+)+(?:[-+.][\w.]+)?$",                # a version
     r"^\d{4}-\d{2}-\d{2}|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$|^\d{1,2}:\d{2}",   # a date, a time
     r"^[$€£¥₹]\s?\d|^\d+(?:[.,]\d+)*\s?(?:[$€£¥%]|eur|usd|k|m|ms|s|h|d|gb|mb|kb|px)?$",  # a price, an amount
@@ -132,6 +135,18 @@ PREFIXED_KINDS = [kind for kind, _p in PREFIXED_SHAPES]
 PREFIXED = re.compile(r"(?=[gxsprAyhne])(?:" + "|".join(f"(?P<p{n}>{p})" for n, (_k, p) in enumerate(PREFIXED_SHAPES))
                        + ")")
 URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:(?P<v>[^\s/@]+)@[^\s/@]", re.IGNORECASE)
+# The same without a scheme: "postgres:s3cr3t@db.internal:5432".
+BARE_URL_PASSWORD = re.compile(r"(?<![\w/:@.-])[a-z][\w.-]{0,63}:(?P<v>[^\s/@:]{3,128})@[a-z0-9-]+(?:\.[a-z0-9-]+)*"
+                               r"(?::\d+)?(?![\w@])", re.IGNORECASE)
+# An account named by a user word and its password after it: "用户: root / Tr0ub4dor", "user=admin, pw: ...".
+ACCOUNT_PAIR = re.compile(r"(?<![^\W\d_])(?:user(?:name)?|account|benutzer(?:name)?|utilisateur|usuario|用户名?|用戶名?|"
+                          r"账号|帳號|ユーザー名?|사용자)\s*[:：=]\s*[\w.@+-]{2,64}\s*[/,|，]\s*"
+                          r"(?:(?:password|passwort|pass|pwd|pw|密码|密碼)\s*[:：=]?\s*)?(?P<v>[^\s,，。;；]{4,64})",
+                          re.IGNORECASE)
+# An account and its password in brackets: "(admin/admin123)", "（root / Passw0rd）".
+BRACKET_PAIR = re.compile(r"[(（\[]\s*(?P<u>[\w.@+-]{2,40})\s*/\s*(?P<v>[^\s()（）\[\]/]{4,64})\s*[)）\]]")
+ACCOUNT_NAMES = frozenset({"admin", "administrator", "root", "user", "guest", "test", "demo", "postgres", "sa",
+                           "ubuntu", "pi", "oracle", "mysql", "elastic", "operator", "superuser", "sysadmin"})
 # Prefixed shapes that need a random tail (no "sk-learn-compatible" words).
 NEEDS_RANDOM_TAIL = {"api key", "dropbox token", "slack token"}
 
@@ -148,18 +163,32 @@ UNSPACED_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\u
 
 
 def clean(value: str) -> tuple[int, str]:
-    """(characters cut from the front, the value without quotes and trailing punctuation)."""
+    """(characters cut from the front, the value without quotes and trailing punctuation); a closing
+    bracket the value opened itself is part of it ("P@ss[w0rd]")."""
     glued = UNSPACED_SCRIPT.search(value)
     if glued and glued.start() > 0:
         value = value[:glued.start()]   # "パスワードはsakura2024です": the particle is not the password
     elif glued:
         return 0, value                 # CJK prose after the word: no typed value
-    stripped = value.rstrip(TRAIL)
-    lead = len(stripped) - len(stripped.lstrip("\"'`“‘«(<"))
-    return lead, stripped[lead:]
+    lead = len(value) - len(value.lstrip("\"'`“‘«(<"))
+    value = value[lead:]
+    end = len(value.rstrip(TRAIL))
+    while end < len(value) and value[end] in CLOSERS and \
+            value[:end].count(CLOSERS[value[end]]) > value[:end].count(value[end]):
+        end += 1                        # "P@ss[w0rd]": the bracket closes one the value opened
+    return lead, value[:end]
 
 
-def is_not_value(value: str) -> bool:
+# A relative path of names ("docs/setup", "openai-codex/gpt-5.4", "project/pr_Gq.../trs_5r..."): not a key or
+# a login, but a password told as one may hold "/" ("the vault password is abc/def123").
+RELATIVE_PATH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
+# A standard base64 run: a secret access key ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), not a path.
+BASE64_RUN = re.compile(r"^[A-Za-z0-9+/]{30,}={0,2}$")
+
+
+def is_not_value(value: str, *, password: bool = False) -> bool:
+    if not password and RELATIVE_PATH.match(value) and not BASE64_RUN.match(value):
+        return True
     return any(p.search(value) for p in NOT_VALUE)
 
 
@@ -175,10 +204,20 @@ def classes(value: str) -> tuple[bool, bool, bool, bool]:
 def password_like(value: str) -> bool:
     if value.isdigit():   # a numeric passcode, though never a year
         return len(value) >= 6
-    if len(value) < 6 or is_not_value(value):
+    if len(value) < 6 or is_not_value(value, password=True):
         return False
     letter, digit, symbol, inner_upper = classes(value)
+    if RELATIVE_PATH.match(value) and all(re.sub(r"[-_.]", "", part).isalpha() for part in value.split("/") if part):
+        return False           # "docs/setup", "notes/team-wiki": folder names, not a password
     return letter and (digit or symbol or inner_upper)
+
+
+def passphrase_like(value: str, *, assigned: bool) -> bool:
+    """A password of letters only ("correcthorsebatterystaple"): after an assignment (`DB_PASSWORD=`) a run
+    of six or more; in prose ("the password is ..."), one longer than ordinary words (16 or more)."""
+    if not value.isalpha() or is_not_value(value):
+        return False
+    return len(value) >= (6 if assigned else 16)
 
 
 def pin_like(value: str) -> bool:

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Callable, ContextManager
 
 from core.cancel import CancelToken
-from core.config import load_settings
 from core.dream.schedule.gates import dream_due, maintenance_due
 from core.dream.schedule.idle import IdleMonitor
 from core.dream.schedule.maintenance import maintain
 from core.dream.state import load_state
 from core.errors import CoreError, ModelCancelled
-from core.store.locks import lock_if_free
+from core.store.locks import lock_holder, lock_if_free
+from core.store.private import read_settings
 
 BACKOFF_S = 600.0        # after a failed tick, wait this long before trying again (not every tick)
 SCHEDULER_LOCK = "scheduler.lock"
@@ -41,11 +41,18 @@ def scheduler_lock_path(paths) -> Path:
     return paths.locks_dir / SCHEDULER_LOCK
 
 
-def scheduler_lock(paths) -> ContextManager[bool]:
+SERVE_OWNER = "reverie serve"
+
+
+class AlreadyServing(CoreError):
+    """Another `reverie serve` schedules this workspace: a second one has nothing to do."""
+
+
+def scheduler_lock(paths, owner: str = "") -> ContextManager[bool]:
     """Hold the workspace's scheduler lock while the block runs, if no other scheduler holds it: yields
     True when this process may schedule, False (at once) when another one does. The app's scheduler
     takes it too, so the app and `reverie serve` never both dream on one workspace."""
-    return lock_if_free(scheduler_lock_path(paths))
+    return lock_if_free(scheduler_lock_path(paths), owner)
 
 
 def scheduler_running(paths) -> bool:
@@ -75,7 +82,7 @@ class Daemon:
     def _reload_settings(self) -> None:
         """Settings changed in the app apply to the next tick; a broken file keeps the last good ones."""
         try:
-            self.ws.settings = load_settings(self.ws.paths.config_toml)
+            self.ws.settings = read_settings(self.ws.paths)
         except CoreError as exc:
             self.report(f"settings not reloaded: {exc}")
         self.monitor.idle_seconds_needed = self._idle_minutes() * 60.0
@@ -155,16 +162,21 @@ class Daemon:
 
     # ----- the loop ----------------------------------------------------------------------------------
     def run(self, interval_s: float = 30.0) -> int:
-        """Tick every `interval_s` while holding the scheduler lock, until `cancel` is cancelled."""
+        """Tick every `interval_s` while holding the scheduler lock, until `cancel` is cancelled. While the
+        app schedules the workspace this waits; when another `reverie serve` does, AlreadyServing."""
         waiting_said = False
         while not self.cancel.cancelled:
-            with scheduler_lock(self.ws.paths) as mine:
+            with scheduler_lock(self.ws.paths, SERVE_OWNER) as mine:
                 if mine:
                     self.report(f"scheduling {self.ws.root} (idle after {self._idle_minutes():g} min)")
                     self._loop(interval_s)
                     break
+            pid, owner = lock_holder(scheduler_lock_path(self.ws.paths))
+            if owner == SERVE_OWNER:     # the app comes and goes (wait for it); a second serve never would
+                raise AlreadyServing(f"`reverie serve` already runs for {self.ws.root} (pid {pid}); "
+                                     "stop it first, or let it do the work")
             if not waiting_said:
-                self.report("another scheduler (the app or `reverie serve`) runs for this workspace; waiting")
+                self.report("the app schedules this workspace; waiting until it lets go")
                 waiting_said = True
             self.cancel.wait(interval_s)
         self.report("stopped")

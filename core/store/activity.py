@@ -27,7 +27,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from core.store.atomic import append_durable, atomic_write
+from core.store.atomic import append_durable, atomic_write, rename_in_folder
 from core.store.fileio import read_text
 from core.store.locks import locked
 from core.store.paths import WorkspacePaths
@@ -86,7 +86,7 @@ def _append(paths: WorkspacePaths, entries: list[Activity]) -> None:
     path = log_file(paths)
     try:
         if path.stat().st_size > ROTATE_BYTES:
-            os.replace(path, _rotated(paths))
+            rename_in_folder(paths.root, path, _rotated(paths).name)
     except FileNotFoundError:
         pass
     append_durable(path, "".join(jsonl_line(asdict(entry)) for entry in entries), root=paths.root)

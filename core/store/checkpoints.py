@@ -93,7 +93,7 @@ def read_json_record(root: Path, path: Path, validate: Callable[[Any], list[str]
         data = json.loads(read_text(root, path))
     except FileNotFoundError as exc:
         raise NotFoundError(missing) from exc
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError, UnicodeDecodeError) as exc:
         raise FormatError(f"{label} is not valid JSON ({exc})") from exc
     problems = validate(data)
     if problems:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from core.errors import CoreError
 from core.secrets import redact_count
-from core.store.atomic import append_durable, fsync_dir
-from core.store.fileio import confined_tree, read_bytes
+from core.store.atomic import append_counted, fsync_dir
+from core.store.fileio import confined_tree, make_folder
 from core.store.paths import WorkspacePaths, confine, daily_date, inside
 from core.store.textio import escape_controls
 
@@ -60,9 +60,8 @@ def append_to_daily(paths: WorkspacePaths, text: str, day: dt.date | None = None
     title = ""
     if not real.exists() or real.stat().st_size == 0:
         title = f"# {day.isoformat()}\n\n"  # two racing first appenders may both add one: harmless
-    offset = append_durable(real, title + content + "\n", root=paths.root)
-    prefix = read_bytes(paths.root, real)[:offset]   # append-only: the bytes before ours never change
-    first = prefix.count(b"\n") + 1 + title.count("\n") + leading_blank
+    _offset, before = append_counted(real, title + content + "\n", root=paths.root)
+    first = before + 1 + title.count("\n") + leading_blank
     return Appended(path=path, first_line=first, last_line=first + content.lstrip("\n").count("\n"),
                     redacted=redacted, text=content)
 
@@ -99,8 +98,7 @@ def archive_daily_log(paths: WorkspacePaths, rel_path: str) -> str:
         raise CoreError(f"{rel_path} is not a daily log in memory/ outside its archive")
     inside(paths.root, paths.archive_dir)     # an archive/ that is a link out is refused
     nested = source.parent.relative_to(memory)
-    archive = inside(paths.root, archive_root / nested)
-    archive.mkdir(parents=True, exist_ok=True)
+    archive = make_folder(paths.root, archive_root / nested)     # made without following a link
     target = archive / source.name
     if target.exists():
         # Both exist (an agent re-created an archived day): keep both, the newer under a suffix.

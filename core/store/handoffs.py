@@ -49,7 +49,7 @@ def list_handoffs(paths: WorkspacePaths) -> list[dict[str, Any]]:
     for path in confined_glob(paths.root, paths.handoffs_dir, "*.json"):
         try:
             found.append(json.loads(read_text(paths.root, path)))
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, RecursionError, UnicodeDecodeError):
             continue
     return sorted(found, key=lambda p: (p.get("created", ""), p.get("id", "")))
 

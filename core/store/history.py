@@ -99,7 +99,7 @@ class History:
         try:
             data = json.loads(read_bytes(self.root, meta).decode("utf-8"))
             return HistoryEntry(**{k: v for k, v in data.items() if k in _FIELDS})
-        except (ValueError, TypeError) as exc:
+        except (ValueError, RecursionError, TypeError) as exc:
             raise FormatError(f"history entry {meta} is damaged ({exc}); move it aside") from exc
 
     def entries(self, rel_path: str | None = None) -> list[HistoryEntry]:

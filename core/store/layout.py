@@ -11,6 +11,7 @@ from pathlib import Path
 
 from core.errors import PathEscapeError
 from core.store.atomic import atomic_write, sweep_temp_files
+from core.store.fileio import make_folder
 from core.store.paths import WorkspacePaths, confine, inside
 
 TOP_FILES = ("MEMORY.md", "progress.md", "AGENTS.md")
@@ -32,10 +33,9 @@ def ensure_private_dirs(paths: WorkspacePaths) -> None:
 
 def _make(paths: WorkspacePaths, folder: Path) -> None:
     try:
-        real = inside(paths.root, folder)
+        make_folder(paths.root, folder)
     except PathEscapeError:
         return        # a link out: reported by outside_links(), never created through
-    real.mkdir(parents=True, exist_ok=True)
 
 
 def write_files(paths: WorkspacePaths, files: dict[str, bytes | str]) -> None:

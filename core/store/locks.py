@@ -11,16 +11,15 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-from core.store.fileio import open_fd, storage_error
+from core.errors import CoreError
+from core.store.dirfd import root_of
+from core.store.fileio import open_in
 
 
 def _open_lock(lock_path: Path) -> int:
-    """The lock file, made when missing; a read-only workspace is one clear StorageError."""
-    try:
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise storage_error(exc, lock_path, writing=True) from exc
-    return open_fd(lock_path, os.O_RDWR | os.O_CREAT)
+    """The lock file (and its folders), made when missing inside the workspace that holds its `.reverie/`
+    and never through a link; a read-only workspace is one clear StorageError."""
+    return open_in(root_of(lock_path), lock_path, os.O_RDWR | os.O_CREAT)
 
 
 @contextlib.contextmanager
@@ -36,8 +35,9 @@ def locked(lock_path: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def lock_if_free(lock_path: Path) -> Iterator[bool]:
-    """The lock if nobody holds it (yields True), else at once False: for work that must not queue."""
+def lock_if_free(lock_path: Path, owner: str = "") -> Iterator[bool]:
+    """The lock if nobody holds it (yields True), else at once False: for work that must not queue.
+    The holder writes its pid and `owner` into the lock file, so the one refused can say who holds it."""
     fd = _open_lock(lock_path)
     try:
         try:
@@ -45,6 +45,22 @@ def lock_if_free(lock_path: Path) -> Iterator[bool]:
         except BlockingIOError:
             yield False
             return
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {owner}".strip().encode("utf-8") + b"\n", 0)
         yield True
     finally:
         os.close(fd)     # closing releases the lock
+
+
+def lock_holder(lock_path: Path) -> tuple[int, str]:
+    """(pid, owner) the holder of `lock_path` wrote (0, "") when nothing readable is there."""
+    try:
+        fd = _open_lock(lock_path)
+    except CoreError:
+        return 0, ""
+    try:
+        text = os.pread(fd, 256, 0).decode("utf-8", errors="replace").strip()
+    finally:
+        os.close(fd)
+    pid, _sep, owner = text.partition(" ")
+    return (int(pid), owner) if pid.isdigit() else (0, "")

@@ -115,8 +115,9 @@ def inside(root: Path, path: str | os.PathLike[str]) -> Path:
     """The one confinement rule: the real location of `path` (every symbolic link of its existing
     parts followed), refused with PathEscapeError unless it is the workspace or inside it.
 
-    Every read and write of a workspace file goes through this (core/store/fileio.py opens the
-    result with O_NOFOLLOW, so a link planted after the check is not followed either).
+    Every read and write of a workspace file goes through this (core/store/fileio.py then opens the
+    result folder by folder from the root without following a link, core/store/dirfd.py, so a link
+    planted after the check, in any folder of the path, is not followed either).
     """
     raw = os.fspath(path)
     if not raw or "\x00" in raw:

@@ -12,9 +12,10 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-from core.errors import FormatError, NotFoundError
+from core.config import Settings, settings_from_toml
+from core.errors import ConfigError, FormatError, NotFoundError, PathEscapeError, StorageError
 from core.store.atomic import atomic_write
-from core.store.fileio import read_text
+from core.store.fileio import read_bytes, read_text
 from core.store.locks import locked
 from core.store.paths import WorkspacePaths, safe_id
 from core.store.sessions import append_jsonl, read_jsonl
@@ -25,6 +26,18 @@ def _json_text(data: Any) -> str:
 
 
 # ----- settings ------------------------------------------------------------------------------------
+def read_settings(paths: WorkspacePaths) -> Settings:
+    """The workspace's settings, read only from a config.toml that really lies in its `.reverie/` (a
+    link out is refused with the reason, never read); defaults when there is none."""
+    try:
+        data = read_bytes(paths.root, paths.config_toml)
+    except FileNotFoundError:
+        return Settings()
+    except (PathEscapeError, StorageError) as exc:
+        raise ConfigError(f"the settings {paths.config_toml} are not read: {exc}") from exc
+    return settings_from_toml(data, paths.config_toml)
+
+
 def write_config(paths: WorkspacePaths, text: str) -> None:
     atomic_write(paths.config_toml, text, root=paths.root)
 
@@ -46,7 +59,7 @@ def load_proposal_record(paths: WorkspacePaths, proposal_id: str) -> dict:
     except FileNotFoundError as exc:
         known = ", ".join(proposal_ids(paths)[:5])
         raise NotFoundError(f"no proposal {proposal_id!r}" + (f" (recent: {known})" if known else "")) from exc
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError, UnicodeDecodeError) as exc:
         raise FormatError(f"proposal file {path} is damaged ({exc}); move it aside") from exc
     if not isinstance(data, dict):
         raise FormatError(f"proposal file {path} is not a proposal (not a JSON object); move it aside")

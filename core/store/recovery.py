@@ -44,7 +44,7 @@ class RecoveryStore:
             data = json.loads(read_text(self.root, self._file(rel_path)))
             return RecoveryCopy(str(data["path"]), str(data["text"]), str(data.get("base_hash", "")),
                                 str(data.get("saved_at", "")))
-        except (FileNotFoundError, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        except (FileNotFoundError, ValueError, RecursionError, KeyError, TypeError, UnicodeDecodeError):
             return None   # no copy, or a damaged one: nothing to offer
 
     def discard(self, rel_path: str) -> None:
@@ -59,7 +59,7 @@ class RecoveryStore:
             for path in sorted(self.dir.glob("*.json")):
                 try:
                     rel = str(json.loads(read_text(self.root, path))["path"])
-                except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+                except (ValueError, RecursionError, KeyError, TypeError, UnicodeDecodeError):
                     continue
                 copy = self.load(rel)
                 if copy is not None:

@@ -93,7 +93,7 @@ def _still_parses(rel: str, before: str, after: str) -> bool:
 def _parses(text: str) -> bool:
     try:
         json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from core.store.atomic import append_durable, atomic_write, fsync_dir
+from core.store.atomic import append_counted, atomic_write, fsync_dir
 from core.store.fileio import confined_glob, read_bytes
+from core.store.jsonsafe import parse_json_line
 from core.store.locks import locked
 from core.store.paths import WorkspacePaths
 from core.store.textio import decode_lossy
@@ -55,10 +56,9 @@ def read_jsonl(path: Path, root: Path | None = None) -> JsonlRead:
     for number, raw in enumerate(decoded.text.split("\n"), start=1):
         if not raw.strip():
             continue
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            result.problems.append(LineProblem(number, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+        value, why = parse_json_line(raw)
+        if why:
+            result.problems.append(LineProblem(number, why))
             continue
         if not isinstance(value, dict):
             result.problems.append(LineProblem(number, f"expected a JSON object, found {type(value).__name__}"))
@@ -76,8 +76,7 @@ def append_jsonl(path: Path, objects: Iterable[dict[str, Any]], *, root: Path | 
     text = "".join(jsonl_line(obj) for obj in objects)
     if not text:
         return 0
-    offset = append_durable(path, text, root=root)
-    return read_bytes(root or path.parent, path)[:offset].count(b"\n") + 1
+    return append_counted(path, text, root=root)[1] + 1
 
 
 @dataclass(frozen=True)

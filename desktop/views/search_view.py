@@ -1,8 +1,9 @@
 """The search view: as-you-type with a debounce, a mode selector, highlighted snippets, open at the line.
 
 Each hit says why it matched (the words it holds, or "meaning" with its
-similarity, or both; a line found only through its neighbours is marked
-"matched nearby" and greyed). A kind selector and a date range narrow the
+similarity, or both). The count is of those hits only: lines found only
+through their neighbours' words ("nearby") are listed apart, under their own
+heading, greyed and not counted. A kind selector and a date range narrow the
 search; the mode names are the ones the CLI and the JSON use.
 
 Every query gets a sequence number; a result is shown only if it belongs to the
@@ -29,7 +30,7 @@ from desktop import theme
 ROLE = Qt.ItemDataRole.UserRole
 MODES = (("hybrid", "Hybrid"), ("keyword", "Keyword"), ("meaning", "Meaning"))
 MODE_TITLES = dict(MODES)
-KINDS = (("", "All kinds"), ("memory", "MEMORY.md"), ("daily", "Daily logs"), ("session", "Sessions"),
+KINDS = (("", "All kinds"), ("memory", "MEMORY.md, USER.md…"), ("daily", "Daily logs"), ("session", "Sessions"),
          ("tasks", "Hand-offs & checkpoints"))
 
 
@@ -217,25 +218,38 @@ class SearchView(QWidget):
         self.results = results
         self.shown_query = text
         self.list.clear()
-        for hit in results.hits:
-            where = f"{hit.path}:{hit.line}"
-            sources = (f"<br><small>sources: {html.escape(', '.join(hit.sources))}</small>"
-                       if getattr(hit, "sources", ()) else "")
-            body = snippet_html(hit.snippet, hit.text)
-            if hit.match == NEARBY:     # found through its neighbours: shown, but clearly not a hit on its words
-                body = f"<span style='color:gray'>{body}</span>"
-            item = QListWidgetItem(f"<b>{html.escape(where)}</b> <small>({html.escape(explain(hit))})</small><br>"
-                                   f"{body}{sources}")
-            item.setData(ROLE, (hit.path, hit.line))
-            item.setToolTip(hit.text)
-            self.list.addItem(item)
+        hits, nearby = results.hits, results.nearby
+        for hit in hits:
+            self._add_hit(hit)
+        if nearby:
+            # Context, not hits: lines whose neighbours (or date, or heading) hold the words.
+            heading = QListWidgetItem(f"<small><b>Nearby</b> — {len(nearby)} line(s) next to the words, "
+                                      f"not counted as hits</small>")
+            heading.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.list.addItem(heading)
+            for hit in nearby:
+                self._add_hit(hit)
         pending = getattr(results, "pending_embeddings", 0)
         mode = MODE_TITLES.get(results.mode, results.mode)
         # Only meaning needs the vectors: a keyword search is complete while they are still being made.
         extra = (f" · {pending:,} lines still being embedded (answers from what is indexed)"
                  if pending and results.mode != "keyword" else "")
-        self.status.setText(f"{len(results.hits)} hit(s) for “{text}” · {mode}{extra}")
+        apart = f" · {len(nearby)} nearby line(s) below, not counted" if nearby else ""
+        self.status.setText(f"{len(hits)} hit(s) for “{text}” · {mode}{apart}{extra}")
         self.resultsShown.emit(text)
+
+    def _add_hit(self, hit) -> None:
+        where = f"{hit.path}:{hit.line}"
+        sources = (f"<br><small>sources: {html.escape(', '.join(hit.sources))}</small>"
+                   if getattr(hit, "sources", ()) else "")
+        body = snippet_html(hit.snippet, hit.text)
+        if hit.match == NEARBY:     # found through its neighbours: shown, but clearly not a hit on its words
+            body = f"<span style='color:gray'>{body}</span>"
+        item = QListWidgetItem(f"<b>{html.escape(where)}</b> <small>({html.escape(explain(hit))})</small><br>"
+                               f"{body}{sources}")
+        item.setData(ROLE, (hit.path, hit.line))
+        item.setToolTip(hit.text)
+        self.list.addItem(item)
 
     def _open(self, item: QListWidgetItem) -> None:
         data = item.data(ROLE) if item is not None else None
@@ -243,7 +257,8 @@ class SearchView(QWidget):
             self.openRequested.emit(data[0], int(data[1]))
 
     def hits(self) -> list[tuple[str, int]]:
-        return [self.list.item(i).data(ROLE) for i in range(self.list.count())]
+        """(path, line) of every listed line, hits then nearby ones (the nearby heading is not a line)."""
+        return [data for i in range(self.list.count()) if (data := self.list.item(i).data(ROLE))]
 
     def check_disk(self) -> None:
         """Files changed: the shown hits may be out of date; search again quietly."""

@@ -22,8 +22,11 @@ def bench(*args, timeout=900):
 
 
 def test_search_bench_small(tmp_path):
-    last = bench("search", "--lines", "2000", "--queries", "30", "--cache", str(tmp_path))[-1]
-    assert re.fullmatch(r"search lines=\d+ build_lps=\d+ p50_ms=[\d.]+ p95_ms=[\d.]+ reindex_ms=[\d.]+", last), last
+    lines = bench("search", "--lines", "2000", "--queries", "30", "--cold", "2", "--cache", str(tmp_path))
+    assert re.fullmatch(r"search lines=\d+ build_lps=\d+ p50_ms=[\d.]+ p95_ms=[\d.]+ reindex_ms=[\d.]+ cold_ms=\d+",
+                        lines[-1]), lines[-1]
+    assert any(line.startswith("cold `reverie search --mode keyword` (no model, no numpy): first output after ")
+               for line in lines)
 
 
 def _locomo_sample(path: Path) -> Path:

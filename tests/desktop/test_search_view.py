@@ -4,8 +4,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from PySide6.QtCore import Qt
 
-from desktop.views.search_view import SearchView
+from desktop.views.search_view import ROLE, SearchView
 
 
 @pytest.fixture
@@ -120,10 +121,18 @@ def test_nearby_hits_are_marked_and_filters_narrow_the_search(qtbot, indexed):
     view.mode.setCurrentIndex(view.mode.findData("keyword"))
     with qtbot.waitSignal(view.resultsShown, timeout=20_000):
         view.set_query("tea")
-    matches = [hit.match for hit in view.results.hits]
-    assert "words" in matches and "nearby" in matches
-    nearby = matches.index("nearby")
-    assert "matched nearby" in view.list.item(nearby).text() and "color:gray" in view.list.item(nearby).text()
+    results = view.results
+    assert results.hits and results.nearby                       # the demo has both for "tea"
+    assert all(hit.match == "words" and "tea" in hit.text.lower() for hit in results.hits)
+    # The count is of the lines that hold the word; the nearby ones sit under their own heading, uncounted.
+    assert view.status.text().startswith(f"{len(results.hits)} hit(s) for “tea”")
+    assert f"{len(results.nearby)} nearby line(s) below, not counted" in view.status.text()
+    heading = len(results.hits)
+    assert "Nearby" in view.list.item(heading).text() and view.list.item(heading).data(ROLE) is None
+    assert not view.list.item(heading).flags() & Qt.ItemFlag.ItemIsSelectable
+    first_nearby = view.list.item(heading + 1).text()
+    assert "matched nearby" in first_nearby and "color:gray" in first_nearby
+    assert view.hits() == [(h.path, h.line) for h in results.hits + results.nearby]
     with qtbot.waitSignal(view.resultsShown, timeout=20_000):
         view.kind.setCurrentIndex(view.kind.findData("tasks"))
         view.query.setText("websockets")

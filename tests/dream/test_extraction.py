@@ -112,3 +112,53 @@ def test_line_numbers_point_at_the_log_and_a_wrapped_bullet_is_one_statement():
 def test_reading_from_a_later_line_skips_what_was_read():
     log = "# 2026-02-05\n- first fact here\n- second fact here\n"
     assert [s.text for s in statements(log.splitlines(), start=2)] == ["second fact here"]
+
+
+def test_status_lines_are_left_out_but_an_inventory_in_one_log_is_kept(tmp_path):
+    from core.dream.pipeline.material import gather
+    from core.dream.state import ConsolidationState
+    from core.store.paths import WorkspacePaths
+
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    for day in range(1, 4):
+        beats = "\n".join(f"- [{h:02d}:{m:02d}] 心跳检查：系统稳定，队列 {h % 3}" for h in range(0, 24, 6) for m in (0, 30))
+        (memory / f"2026-03-0{day}.md").write_text(f"# 2026-03-0{day}\n\n{beats}\n- Heartbeat run {day}17 ok, queue {day}\n",
+                                                encoding="utf-8")
+    (memory / "2026-03-04-devices.md").write_text(
+        "# 2026-03-04\n\n- Device 17 sends local time\n- Device 18 sends local time\n- Device 19 sends local time\n",
+        encoding="utf-8")
+    material = gather(WorkspacePaths(tmp_path), ConsolidationState())
+    texts = [f.text for f in material.facts]
+    assert not any("心跳" in t or "Heartbeat" in t for t in texts)
+    assert {"Device 17 sends local time", "Device 18 sends local time", "Device 19 sends local time"} <= set(texts)
+    assert material.status_lines == 3 * 8 + 3
+
+
+def test_a_pasted_review_is_left_out_and_user_md_is_context_not_news(tmp_path):
+    from core.dream.pipeline.material import gather
+    from core.dream.state import ConsolidationState
+    from core.store.paths import WorkspacePaths
+
+    (tmp_path / "USER.md").write_text("# USER\n\n- **Name**: Ines\n- Prefers answers in Portuguese\n", encoding="utf-8")
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    review = "\n".join(f"- 🟠 Major: finding number {n} about the palette code" for n in range(7))
+    (memory / "2026-03-05.md").write_text(
+        f"# 2026-03-05\n\n{review}\n- Prefers answers in Portuguese\n- The build server is atlas\n", encoding="utf-8")
+    material = gather(WorkspacePaths(tmp_path), ConsolidationState())
+    assert [f.text for f in material.facts] == ["The build server is atlas"]
+    assert material.known == 1 and "Ines" in material.context
+    assert (tmp_path / "USER.md").read_text(encoding="utf-8").startswith("# USER")
+
+
+def test_lines_labelled_wrong_or_replaced_in_any_language_are_not_statements():
+    log = """# 2026-02-06
+- 错误路径：/opt/app/conf2
+- 正确路径：/opt/app/conf
+- **Wrong path**: /srv/data-old
+- Old bucket name is media-2023 (outdated)
+- Veraltet: Server läuft auf Port 8080
+- The v1 API is deprecated since March
+"""
+    assert _texts(log) == ["正确路径：/opt/app/conf", "The v1 API is deprecated since March"]

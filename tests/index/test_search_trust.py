@@ -39,8 +39,11 @@ def _holds(text: str, word: str) -> bool:
 
 
 def test_keyword_tea_hits_hold_the_word_and_nearby_ones_are_marked_and_last(demo):
-    hits = demo.search("tea", k=10, mode="keyword").hits
-    assert hits
+    results = demo.search("tea", k=10, mode="keyword")
+    hits = results.ranked
+    assert results.hits and results.nearby and len(results) == len(results.hits)
+    assert all(h.match == "words" for h in results.hits) and all(h.match == "nearby" for h in results.nearby)
+    assert hits == results.hits + results.nearby                      # counted hits first, context after
     for hit in hits:
         assert hit.match in ("words", "nearby")
         if hit.match == "words":
@@ -61,7 +64,7 @@ def test_a_line_found_only_nearby_never_outranks_one_holding_every_word(ws, keyw
             [f"- note {i}" for i in range(30)] + ["- backup staging"]
     write(ws, "memory/2026-11-01.md", "# 2026-11-01\n\n" + "\n".join(lines) + "\n")
     keyword_index.sync()
-    hits = keyword_index.search("backup staging", k=10, mode="keyword").hits
+    hits = keyword_index.search("backup staging", k=10, mode="keyword").ranked
     lunch = next(i for i, h in enumerate(hits) if "lunch" in h.text)
     assert hits[lunch].match == "nearby"
     holding_all = [i for i, h in enumerate(hits) if set(h.words) == {"backup", "staging"}]

@@ -9,6 +9,7 @@ first; SIGTERM stops both cleanly.
 """
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -91,9 +92,17 @@ def test_an_mcp_agent_searching_holds_dreams_off_then_serve_proposes_one_after_i
         assert agents["probe-agent"].kind == "session_end"       # the client went away ...
         assert load_state(paths).sessions_since == 1             # ... and its session counts toward the gate
 
-        _wait_for(lambda: "another scheduler" in second_out.read_text(encoding="utf-8"), "the second serve to wait")
-        assert _stop(second) == 0
-        assert "stopped" in second_out.read_text(encoding="utf-8")
+        assert second.wait(timeout=WAIT_S) == 2          # a second serve refuses at once, naming the first
+        assert f"pid {first.pid}" in second_out.read_text(encoding="utf-8")
+
+        # A shell's `reverie search` in hybrid mode is answered by the running serve, which has the model loaded.
+        _wait_for(lambda: "searches are answered at once" in serve_out.read_text(encoding="utf-8"), "the model")
+        found = subprocess.run([sys.executable, "-m", "core", "search", str(ws_path), "which host has the staging db",
+                                "--mode", "hybrid", "--json"], cwd=ROOT, env=python_env(), capture_output=True,
+                               text=True, timeout=WAIT_S)
+        answer = json.loads(found.stdout)
+        assert answer["via"] == "serve" and "db-7.internal" in answer["hits"][0]["text"]
+        assert "answering `reverie search`" in serve_out.read_text(encoding="utf-8")
 
         _wait_for(lambda: proposal_ids(paths), "a dream proposal after idle")
         _wait_for(lambda: "waiting for review" in serve_out.read_text(encoding="utf-8"), "serve to report it")

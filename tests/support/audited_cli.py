@@ -10,7 +10,7 @@ import os
 import sys
 
 _log_fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-_EVENTS = {"open", "os.listdir", "os.scandir", "glob.glob", "os.rename", "os.mkdir", "os.remove",
+_EVENTS = {"open", "reverie.open", "os.listdir", "os.scandir", "glob.glob", "os.rename", "os.mkdir", "os.remove",
            "os.rmdir", "os.chmod", "os.truncate", "os.utime"}
 
 
@@ -21,6 +21,8 @@ def _hook(event, args):
     for target in targets:
         if isinstance(target, (str, bytes, os.PathLike)):
             name = os.fsdecode(target)
+            if not os.path.isabs(name):
+                continue        # opened relative to a folder descriptor: its "reverie.open" event names it whole
             os.write(_log_fd, (event + "\t" + os.path.abspath(name) + "\n").encode("utf-8", "replace"))
 
 

@@ -2,14 +2,14 @@
 
     python -m tests.support.audited_mcp AUDIT_LOG WORKSPACE
 
-Each `open`, `os.listdir`, `os.scandir` and `glob.glob` event appends its path to
-AUDIT_LOG (one per line), so a test can prove the server never read outside the workspace.
+Each `open`, `os.listdir`, `os.scandir`, `glob.glob` and Reverie's own `reverie.open` event
+appends its path to AUDIT_LOG (one per line), so a test can prove the server never read outside the workspace.
 """
 import os
 import sys
 
 _log_fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-_EVENTS = {"open", "os.listdir", "os.scandir", "glob.glob"}
+_EVENTS = {"open", "reverie.open", "os.listdir", "os.scandir", "glob.glob"}
 
 
 def _hook(event, args):
@@ -17,6 +17,8 @@ def _hook(event, args):
         target = args[0]
         if isinstance(target, (str, bytes, os.PathLike)):
             name = os.fsdecode(target)
+            if not os.path.isabs(name):
+                return          # opened relative to a folder descriptor: its "reverie.open" event names it whole
             os.write(_log_fd, (event + "\t" + os.path.abspath(name) + "\n").encode("utf-8", "replace"))
 
 

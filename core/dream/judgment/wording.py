@@ -4,6 +4,8 @@ what each number counts, whether a line is in another language, and how rare a w
 texts at hand (so a name in every bullet links nothing)."""
 from __future__ import annotations
 
+import functools
+
 import math
 import re
 from typing import Sequence
@@ -58,6 +60,7 @@ def stem(word: str) -> str:
     return base
 
 
+@functools.lru_cache(maxsize=65536)      # a dream compares each fact with every bullet: the same texts again
 def stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text))
 
@@ -70,6 +73,7 @@ CUE_WORDS = frozenset(stem(w) for w in words("now from on instead new moved swit
 GENERIC = stems(_GENERIC_WORDS)      # time words every schedule shares: no subject of their own
 
 
+@functools.lru_cache(maxsize=65536)
 def anchors(text: str) -> frozenset[str]:
     """Names, numbers and identifiers, lower-cased; a sentence's first word only when it looks
     like a name elsewhere too (it is capitalised because it comes first)."""

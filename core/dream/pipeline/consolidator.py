@@ -28,6 +28,7 @@ from core.dream.review.sources import SourceResolver
 from core.dream.state import load_state, record_dream_finished
 from core.dream.pipeline.working import WorkingMemory
 from core.errors import ProposalError
+from core.store.limits import check_dream_inputs
 from core.store.locks import lock_if_free
 from core.store.private import append_dream_log, read_dream_log
 
@@ -80,6 +81,7 @@ def _dream(ws, llm=None, *, now: dt.datetime | None = None, cancel: CancelToken 
     moment = now or dt.datetime.now(dt.timezone.utc)
     started = time.perf_counter()
     state = load_state(ws.paths)
+    check_dream_inputs(ws.paths, ws.settings.dream, state.mtime_watermark)   # too large: one clear line, at once
     snapshot = ws.read_memory()
     sim = similarity or load_similarity(ws.paths, ws.settings)
     ctx = stages.DreamContext(paths=ws.paths, settings=ws.settings, llm=llm, now=moment,

@@ -36,6 +36,14 @@ _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _STRUCK = re.compile(r"^~~.+~~\s*[.。]?$")
 _CROSSED = re.compile(r"^(?:❌|✗|✘|⛔)")
+# A line the log itself labels as wrong or replaced: the marker opens the line as its label
+# ("错误路径：…", "Wrong path: …", "Outdated: …") or stands in brackets ("… (wrong)", "（已废弃）").
+# Near-certain markers only, in the languages the logs are written in; a fact *about* something
+# deprecated ("The v1 API is deprecated") has no such label and is kept.
+_WRONG = (r"wrong|incorrect|outdated|obsolete|superseded|no longer valid|错误|錯誤|过时|過時|已废弃|已作废|作废|"
+          r"已过期|不再使用|falsch|veraltet|incorrecto|obsoleto|faux|obsolète|errato|間違い|古い情報")
+_MARKED_WRONG = re.compile(rf"^(?:\*\*)?[^:：]{{0,12}}(?:{_WRONG})[^:：]{{0,12}}(?:\*\*)?\s*[:：]|"
+                           rf"[(（\[]\s*(?:{_WRONG})\s*[)）\]]\s*[.。]?$", re.IGNORECASE)
 _LETTERS = re.compile(r"[^\W\d_]")
 _ALONE_MIN_WORDS = 3          # a sub-bullet shorter than this carries its parent's subject
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
@@ -89,7 +97,7 @@ def _cells(row: str) -> list[str]:
 
 
 def _struck_or_crossed(text: str) -> bool:
-    return bool(_STRUCK.match(text) or _CROSSED.match(text))
+    return bool(_STRUCK.match(text) or _CROSSED.match(text) or _MARKED_WRONG.search(text))
 
 
 def _is_dated_heading(heading: str) -> bool:

@@ -21,7 +21,10 @@ from core.dream.judgment.similarity import normalise
 from core.dream.pipeline.extraction import letters, statements
 from core.dream.pipeline.noise import leading_label, pasted_labels, repeated_shapes, skeleton
 from core.dream.state import ConsolidationState, parse_time
+from core.errors import PathEscapeError
+from core.secrets import hidden_secret_lines
 from core.store.daily import list_daily_logs
+from core.store.fileio import read_bytes
 from core.store.memory_md import strip_comments
 from core.store.paths import WorkspacePaths
 from core.store.sessions import read_jsonl
@@ -56,6 +59,8 @@ class Material:
     session_watermark: float = 0.0  # newest mtime among the session logs read
     status_lines: int = 0           # lines left out as status (one shape, other numbers each time)
     include_archive: bool = False   # archived logs were read too (asked for)
+    context: str = ""               # USER.md as the agent keeps it: who the person is (read, never rewritten)
+    known: int = 0                  # facts left out because USER.md already states them
 
     @property
     def empty(self) -> bool:
@@ -87,12 +92,15 @@ def facts_from_lines(rel_path: str, lines: list[str], start: int, day: str) -> l
     """Facts from lines[start:] of a daily log (0-based `start`): the statements its markdown makes
     (core/dream/pipeline/extraction.py), less a pasted report's lines (core/dream/pipeline/noise.py)."""
     found = statements(lines, start)
+    hidden = hidden_secret_lines("\n".join(lines))   # a line of a key block is never a fact on its own
     pasted = pasted_labels(s.text for s in found)
     facts = []
     for statement in found:
         text = clean_fact_text(statement.text)
         if letters(text) < 4 or (pasted and leading_label(text) in pasted):
             continue          # "ok", "v2", a bot's "🟠 Major: …" comment
+        if hidden.intersection(range(statement.first, statement.last + 1)):
+            continue          # a line of a private key block: never promoted, not even alone
         ref = f"{rel_path}#L{statement.first}" + (f"-L{statement.last}" if statement.last != statement.first else "")
         facts.append(Fact(text=text, sources=(ref,), day=day))
     return facts
@@ -204,5 +212,28 @@ def gather(paths: WorkspacePaths, state: ConsolidationState, include_archive: bo
     material.bytes_read += logs.bytes_read
     material.session_watermark = logs.watermark
     facts, material.status_lines = drop_status_lines(facts)
+    material.context, known = read_context(paths)
+    before = len(facts)
+    facts = [f for f in facts if normalise(f.text) not in known]
+    material.known = before - len(facts)
     material.facts = _dedupe(facts)
     return material
+
+
+CONTEXT_FILES = ("USER.md",)
+CONTEXT_MAX_BYTES = 256 * 1024
+
+
+def read_context(paths: WorkspacePaths) -> tuple[str, frozenset[str]]:
+    """USER.md's text (OpenClaw keeps the person's name and preferences there) and its statements,
+    normalised: a fact it already states is not news for MEMORY.md. Never written by a dream."""
+    texts, known = [], set()
+    for name in CONTEXT_FILES:
+        try:
+            data = read_bytes(paths.root, paths.root / name)[:CONTEXT_MAX_BYTES]
+        except (OSError, PathEscapeError):
+            continue        # none, unreadable, or a link out: no context, never an error
+        text = decode_lossy(data).text
+        texts.append(text)
+        known.update(normalise(clean_fact_text(s.text)) for s in statements(text.split("\n")))
+    return "\n".join(texts), frozenset(known)

@@ -20,7 +20,8 @@ from collections import Counter, defaultdict
 from typing import Iterable
 
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?")
-_NUMBERISH = re.compile(r"\d+(?:[.:/,-]\d+)*")
+# any token holding a digit: a count, a size ("849ms"), a version, a run's hex id ("56727fc4")
+_NUMBERISH = re.compile(r"[^\s,;:()\[\]（），；：]*\d[^\s,;:()\[\]（），；：]*")
 _SPACE = re.compile(r"\s+")
 # a label that opens with a symbol (an emoji, a bracket): how generated reports mark severity
 _LEAD_LABEL = re.compile(r"^([^\w\s]{1,4}\s*[^\s:：]{1,20})\s*[:：]\s*\S")
@@ -36,16 +37,22 @@ def skeleton(text: str) -> str:
 
 def repeated_shapes(lines: Iterable[tuple[str, str]], min_variants: int = MIN_VARIANTS) -> set[str]:
     """Status shapes among (text, log) pairs: seen with at least `min_variants` distinct texts, with
-    a clock time among the masked parts or spread over at least `min_variants` logs."""
+    a clock time among the masked parts or spread over at least `min_variants` logs; or one text
+    written `min_variants` times in one log (nobody states a fact three times in a day; a heartbeat
+    does)."""
     variants: dict[str, set[str]] = defaultdict(set)
     logs: dict[str, set[str]] = defaultdict(set)
+    repeats: Counter = Counter()
     for text, log in lines:
         shape = skeleton(text)
+        repeats[(text, log)] += 1
         if "#" in shape or "@" in shape:
             variants[shape].add(text)
             logs[shape].add(log)
-    return {shape for shape, seen in variants.items()
-            if len(seen) >= min_variants and ("@" in shape or len(logs[shape]) >= min_variants)}
+    shapes = {shape for shape, seen in variants.items()
+              if len(seen) >= min_variants and ("@" in shape or len(logs[shape]) >= min_variants)}
+    shapes.update(skeleton(text) for (text, _), count in repeats.items() if count >= min_variants)
+    return shapes
 
 
 def pasted_labels(texts: Iterable[str], min_pasted: int = MIN_PASTED) -> set[str]:

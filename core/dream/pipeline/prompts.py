@@ -16,6 +16,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from core.store.memory_md import strip_comments
+
 OPS = ("new", "duplicate", "update")
 THEMES = ("goals", "decisions", "patterns", "preferences")
 
@@ -48,10 +50,15 @@ class BatchFact:
     related: tuple[tuple[str, str], ...]   # (handle, bullet text)
 
 
-def orient_messages(sections: list[str], digest: str, budget: Budget | None = None) -> list[dict]:
+CONTEXT_CHARS = 1500   # of USER.md in the Orient prompt: who the person is, not the whole file
+
+
+def orient_messages(sections: list[str], digest: str, budget: Budget | None = None, context: str = "") -> list[dict]:
     system = ("You read an AI agent's new notes and name what matters for its long-term memory. "
               + (budget.sentence() + " " if budget and budget.limit else "") + "Reply with JSON only.")
-    user = (f"Memory sections: {', '.join(sections) or 'none yet'}\n\nNew notes:\n{digest}\n\n"
+    about = " ".join(strip_comments(context).split())[:CONTEXT_CHARS]
+    user = ((f"About the person (USER.md):\n{about}\n\n" if about else "")
+            + f"Memory sections: {', '.join(sections) or 'none yet'}\n\nNew notes:\n{digest}\n\n"
             "Name up to 2 short items for each of: goals, decisions, patterns, preferences.")
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

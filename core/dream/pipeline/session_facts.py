@@ -167,7 +167,7 @@ def read_session_logs(paths: WorkspacePaths, watermark: float, consumed: dict) -
                 continue
             try:
                 message = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue                          # a damaged line is skipped (the reader reports it)
             if isinstance(message, dict):
                 out.statements.extend(message_statements(session_id, index + 1, message, _day(message, day)))

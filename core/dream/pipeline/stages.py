@@ -149,13 +149,16 @@ def orient(ctx: DreamContext) -> Progress:
              f"{len(ctx.material.session_logs_read)} session logs changed, "
              f"{len(ctx.material.sessions)} new session summaries, {len(ctx.material.facts)} new facts"
              + (f" ({read - len(ctx.material.facts)} already in MEMORY.md or rejected)"
-                if read > len(ctx.material.facts) else ""))
+                if read > len(ctx.material.facts) else "")
+             + (f"; {ctx.material.status_lines} status lines left out" if ctx.material.status_lines else "")
+             + (f"; {ctx.material.known} already in USER.md" if ctx.material.known else ""))
     yield 1, 2, found
     ctx.themes = {name: [] for name in prompts.THEMES}
     if ctx.material.facts:
         reply = ctx.ask(prompts.orient_messages(ctx.memory.sections, ctx.material.digest(),
                                                 budget=prompts.Budget(ctx.settings.memory.memory_md_chars_hint,
-                                                                      memory_chars(ctx))),
+                                                                      memory_chars(ctx)),
+                                                context=ctx.material.context),
                         prompts.orient_schema(), max_tokens=96)
         if reply is not None:
             ctx.themes = prompts.read_orient(reply)
