@@ -60,7 +60,7 @@ def test_a_running_server_answers_and_only_for_the_model_it_has(ws):
         assert other["ok"] is False and "embeds with" in other["error"]
         second = SearchServer(ws / ".reverie", index_answer(index), by="app")
         assert not second.start()                                  # one answers per workspace: the first
-        assert server.served == 2
+        assert server.refused == 0
     finally:
         server.close()
         index.close()
