@@ -41,17 +41,18 @@ class ToolBox:
         self.anchor = anchor_store
         self.search_k = search_k
         self.tools: dict[str, Tool] = {t.name: t for t in [
-            Tool("memory_search", "search long-term memory, daily logs and past sessions; input: a query",
-                 "query", self.memory_search),
-            Tool("memory_get", "read lines of MEMORY.md or a memory/ file; input: a path (path:START-END for lines)",
-                 "path", self.memory_get),
-            Tool("read_file", "read a workspace file, e.g. an evicted tool result; input: a path "
-                              "(path:START-END for lines)", "path", self.read_file),
-            Tool("checkpoint_save", "save a checkpoint of the task; input: what was just achieved", "note",
-                 self.checkpoint_save, side_effect=True),
-            Tool("checkpoint_load", "show the latest checkpoint; input: empty", "session", self.checkpoint_load),
-            Tool("progress_update", "record progress in progress.md; input: what is done now", "done",
-                 self.progress_update, side_effect=True),
+            Tool("memory_search", 'search long-term memory, daily logs and past sessions; input: the words to '
+                                  'look for, e.g. "database port"', "query", self.memory_search),
+            Tool("memory_get", 'read lines of MEMORY.md or a memory/ file; input: a path, e.g. "MEMORY.md" or '
+                               '"memory/2026-11-30.md:10-20" for lines 10 to 20', "path", self.memory_get),
+            Tool("read_file", 'read a workspace file, e.g. an evicted tool result; input: a path, e.g. '
+                              '"progress.md" or "AGENTS.md:1-40"', "path", self.read_file),
+            Tool("checkpoint_save", 'save a checkpoint of the task; input: what was just achieved, e.g. '
+                                    '"the parser tests pass"', "note", self.checkpoint_save, side_effect=True),
+            Tool("checkpoint_load", 'show the latest checkpoint; input: "" (nothing)', "session",
+                 self.checkpoint_load),
+            Tool("progress_update", 'record progress in progress.md; input: what is done now, e.g. '
+                                    '"CSV export written"', "done", self.progress_update, side_effect=True),
         ]}
         self.tools.update({t.name: t for t in extra})    # the agent's own (hand_off when it has peers)
 
