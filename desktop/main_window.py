@@ -17,8 +17,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QMainWindow, QMessageBox, QPlainTextEdit,
-                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox,
+                               QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from core.errors import CoreError
 from core.types import kind_of
@@ -31,6 +31,8 @@ from desktop.welcome import WelcomePage
 
 START_AFTER_MS = 1500      # the background machinery starts by then even if the first view never loads
 START_AFTER_LOAD_MS = 250  # ... and this long after it loaded: its first paint and the sidebar's come first
+SIDEBAR_MIN_WIDTH = 160    # the file names stay readable; the splitter does not squash it below this
+CHAT_MIN_WIDTH = 220       # the chat dock's narrowest: the input keeps room to type in
 
 
 class MainWindow(QMainWindow):
@@ -63,11 +65,14 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.sidebar)
         self.splitter.addWidget(center)
         self.splitter.setStretchFactor(1, 1)
+        self.sidebar.setMinimumWidth(SIDEBAR_MIN_WIDTH)
+        self.splitter.setCollapsible(0, False)
         self.splitter.setSizes([280, 1000])
         self.setCentralWidget(self.splitter)
         self.chat_dock = QDockWidget("Chat with the agent", self)
         self.chat_dock.setObjectName("chatDock")
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.chat_dock)
+        self.chat_dock.setWidget(self._chat_placeholder())
         self.chat_dock.hide()
         self.chat = None
         self.status = StatusBar()
@@ -80,6 +85,14 @@ class MainWindow(QMainWindow):
         self._restore_state()
 
     # ----- building -------------------------------------------------------------------------------
+    def _chat_placeholder(self) -> QWidget:
+        """What the chat dock shows with no workspace open (a dock restored from the last run included)."""
+        label = QLabel("Open a workspace to chat with its agent.")
+        label.setWordWrap(True)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setMinimumWidth(CHAT_MIN_WIDTH)
+        return label
+
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
@@ -167,6 +180,8 @@ class MainWindow(QMainWindow):
         self._start_when_shown(controller, memory)    # then the sidebar and the background machinery
         self.navigator.restore_tabs(str(ws.root))     # and the tabs it had open last time
         gc.freeze()               # what the workspace and its views hold now lives on: keep it out of later scans
+        if self.chat_dock.isVisible():
+            self._make_chat()          # a dock restored open from the last run shows the chat, not a blank
         self.workspaceOpened.emit(controller)
         return True
 
@@ -215,7 +230,7 @@ class MainWindow(QMainWindow):
             widget.deleteLater()
         self.views.clear()
         if self.chat is not None:
-            self.chat_dock.setWidget(None)
+            self.chat_dock.setWidget(self._chat_placeholder())
             self.chat.deleteLater()
             self.chat = None
         controller.shutdown()
@@ -323,12 +338,19 @@ class MainWindow(QMainWindow):
     def toggle_chat(self) -> None:
         if self.controller is None:
             return
-        if self.chat is None:
+        self._make_chat()
+        self.chat_dock.setVisible(not self.chat_dock.isVisible())
+
+    def _make_chat(self) -> None:
+        if self.chat is None and self.controller is not None:
             from desktop.views.chat_panel import ChatPanel
 
             self.chat = ChatPanel(self.controller)
+            self.chat.setMinimumWidth(CHAT_MIN_WIDTH)
+            old = self.chat_dock.widget()
             self.chat_dock.setWidget(self.chat)
-        self.chat_dock.setVisible(not self.chat_dock.isVisible())
+            if old is not None:
+                old.deleteLater()
 
     def dream_now(self) -> None:
         if self.controller is not None:
