@@ -33,6 +33,8 @@ from core.harness.compactor import ConversationCompactor
 from core.harness.context import ContextBuilder
 from core.harness.eviction import ToolResultEvictor
 from core.harness.flush import MemoryFlushManager
+from core.harness.flush import is_question
+from core.harness.grounding import content_words
 from core.harness.handoff import hand_off as write_hand_off
 from core.harness.modelcall import ask, context_length, counter_for
 from core.harness.overflow import OverflowRecovery
@@ -206,6 +208,7 @@ class HarnessAgent:
         self.recalled = self.recaller.recall(user_text, skip_paths=(own_log,))
         self.flusher.also_known.extend(r.text for r in self.recalled)     # shown from memory: not new facts
         self.history.append(msgs.user(user_text))
+        turn_start = len(self.history) - 1
         turn = TurnResult(answer="", steps=0, recalled=list(self.recalled))
         self.on_event("recall", {"lines": [r.where for r in self.recalled], "error": self.recaller.error})
         tools_and_answer = [ANSWER] + self.tools.names
@@ -240,6 +243,10 @@ class HarnessAgent:
                 answer = action["input"].strip()
                 if not answer or echoes(answer, self.instructions, user_text):
                     return self._finish_without_model(turn, forced or "the model's answer repeated its instructions")
+                if self.recalled and is_question(user_text) and not self._touches(answer, user_text, turn_start):
+                    # Memory had lines for the message and the answer shares no word with them, the
+                    # message or what the tools returned ("a11y1"): a small model's noise, not an answer.
+                    return self._finish_without_model(turn, forced or "the model's answer was about nothing asked")
                 return self._finish(turn, answer, forced)
             if echoes(action["input"], self.instructions, user_text):
                 # "memory_search: a query" is the description copied, not a call: refused, never run.
@@ -268,6 +275,14 @@ class HarnessAgent:
         note = msgs.user(text)
         note["kind"] = "harness"
         self.history.append(note)
+
+    def _touches(self, answer: str, user_text: str, turn_start: int) -> bool:
+        """Whether an answer shares a content word with the message, the recalled lines or this turn's
+        tool results (core/harness/grounding.py's words: three letters or more, numbers exactly)."""
+        said = [user_text, *(r.text for r in self.recalled)]
+        said += [str(m.get("content") or "") for m in self.history[turn_start:] if m.get("role") == "tool"
+                 and not str(m.get("content") or "").startswith(("error:", "no results"))]   # those echo the input
+        return bool(content_words(answer) & content_words("\n".join(said)))
 
     def _finish_without_model(self, turn: TurnResult, forced: str) -> TurnResult:
         """The model gave no usable answer in its protocol: it is asked once more, plainly, to answer from

@@ -32,7 +32,15 @@ ANSWER_MAX_TOKENS = 60
 ANSWER_REQUEST = "Answer in one short sentence from the notes."
 GROUNDED_SHARE = 0.75     # of an answer's content words found in the lines and the question
 ECHO_OPENING = 4          # a reply whose first words are a phrase of the prompt copies it
-RESYNC_AFTER_S = 5.0      # another process (a shell, an agent over MCP) may have written since
+MEANING_ALONE = 0.6       # a line holding none of the message's words must be this close in meaning
+RESYNC_AFTER_S = 5.0
+# Words that say how a message is put, not what it is about: a line holding only these answers nothing.
+FUNCTION_WORDS = frozenset("a an the and or but of to in on at for with by from as is are was were be been "
+                           "do does did done have has had can could will would should may might must shall "
+                           "what who whom whose which when where why how this that these those there here "
+                           "one more most some any all each every no not yes than then also just very so "
+                           "me my you your we our it its they them their he she his her i about please tell "
+                           "know think get got like".split())      # another process (a shell, an agent over MCP) may have written since
 _LEAD = re.compile(r"^\s*(?:[-*]\s+)?(?:\[\d{1,2}:\d{2}\]\s*)?")
 _SPEAKER = re.compile(r"^(?:user|assistant|system)\s*:\s*", re.IGNORECASE)
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -93,6 +101,9 @@ class Recaller:
         for hit in informative_first(hits):
             if getattr(hit, "match", "words") == "nearby" or hit.path in skip_paths or _TOOL_CALL.match(hit.text):
                 continue
+            held = [w for w in getattr(hit, "words", ()) or () if w.lower() not in FUNCTION_WORDS]
+            if not held and (getattr(hit, "similarity", None) or 0.0) < MEANING_ALONE:
+                continue      # only "one" or "what" in common, or close in meaning and not very
             text = clean_line(_SPEAKER.sub("", clean_line(hit.text)))
             key = " ".join(_WORD.findall(text.lower()))
             if not key or key in seen or is_question(text) or text.startswith("[harness]"):
