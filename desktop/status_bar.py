@@ -49,7 +49,9 @@ def describe_next_dream(status, now: dt.datetime, dreaming: bool = False) -> str
     if dreaming:
         return "dreaming…"
     if status.elsewhere:
-        return "dreams: scheduled by reverie serve"
+        # Named only as the lock's holder says, and only while that process lives: a window still
+        # closing down is not `reverie serve`.
+        return f"dreams: scheduled by {getattr(status, 'holder', '') or 'another process'}"
     if status.busy:
         return "maintenance running…"
     if status.dream_due:
