@@ -31,6 +31,7 @@ from desktop.welcome import WelcomePage
 
 START_AFTER_MS = 1500      # the background machinery starts by then even if the first view never loads
 START_AFTER_LOAD_MS = 250  # ... and this long after it loaded: its first paint and the sidebar's come first
+QUIT_JOBS_WAIT_S = 1.0     # quitting: how long the controller waits for its cancelled jobs
 SIDEBAR_MIN_WIDTH = 160    # the file names stay readable; the splitter does not squash it below this
 CHAT_MIN_WIDTH = 220       # the chat dock's narrowest: the input keeps room to type in
 
@@ -233,7 +234,9 @@ class MainWindow(QMainWindow):
             self.chat_dock.setWidget(self._chat_placeholder())
             self.chat.deleteLater()
             self.chat = None
-        controller.shutdown()
+        # Quitting waits about a second for cancelled jobs (a model stops at its next token); the whole
+        # quit stays within 2 s, and no job is left to write after the window is gone (stop_all below).
+        controller.shutdown(QUIT_JOBS_WAIT_S, quitting=True) if quitting else controller.shutdown()
         controller.deleteLater()
         self.status.reset()
         self.tabs.hide()

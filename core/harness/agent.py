@@ -109,6 +109,7 @@ class HarnessAgent:
         self.policy = ContextPolicy(self.settings, self.evictor, self.compactor, self.count)
         self.recovery = OverflowRecovery(self.compactor, self.settings.overflow)
         self.instructions = base_prompt + "\n\n" + PROTOCOL + self.tools.describe()
+        self.wording = base_prompt + "\n" + PROTOCOL + self.tools.wording()     # what a copy would repeat
         self.builder = ContextBuilder(workspace, self.instructions, settings=self.settings, count=self.count,
                                       window=self.window)
         self.recaller = recaller or Recaller(workspace)
@@ -241,14 +242,14 @@ class HarnessAgent:
             if action["tool"] == ANSWER:
                 self.triggers.record(f"{user_text} -> answer: {action['input'][:200]}")
                 answer = action["input"].strip()
-                if not answer or echoes(answer, self.instructions, user_text):
+                if not answer or echoes(answer, self.wording, user_text):
                     return self._finish_without_model(turn, forced or "the model's answer repeated its instructions")
                 if self.recalled and is_question(user_text) and not self._touches(answer, user_text, turn_start):
                     # Memory had lines for the message and the answer shares no word with them, the
                     # message or what the tools returned ("a11y1"): a small model's noise, not an answer.
                     return self._finish_without_model(turn, forced or "the model's answer was about nothing asked")
                 return self._finish(turn, answer, forced)
-            if echoes(action["input"], self.instructions, user_text):
+            if self.tools.free_text(action["tool"]) and echoes(action["input"], self.wording, user_text):
                 # "memory_search: a query" is the description copied, not a call: refused, never run.
                 turn.tool_calls.append({"name": action["tool"], "arguments": {"input": action["input"]},
                                         "error": "refused: the input repeats the tool's description"})

@@ -8,6 +8,7 @@ read_file and memory_get are exempt from eviction, so they page by lines.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -16,6 +17,8 @@ from core.harness.transcript import clip
 
 MAX_READ_CHARS = 12_000
 MEMORY_PREFIXES = ("MEMORY.md", "memory/", "sessions/", "progress.md")
+PATH_INPUTS = ("path",)
+_QUOTED = re.compile(r'"[^"]*"')
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,18 @@ class ToolBox:
 
     def describe(self) -> str:
         return "\n".join(f"- {t.name}: {t.description}" for t in self.tools.values())
+
+    def free_text(self, name: str) -> bool:
+        """Whether a tool's input is words (a query, a note) rather than a path: a path is checked by
+        the tool itself, words copied from the prompt only by the harness."""
+        tool = self.tools.get(name)
+        return tool is not None and tool.primary not in PATH_INPUTS
+
+    def wording(self) -> str:
+        """The descriptions as a copied input would repeat them: every word, and the examples of the
+        free-text inputs; a path example ("MEMORY.md") is left out, since reading it is a real call."""
+        return "\n".join(t.description if t.primary not in PATH_INPUTS else _QUOTED.sub(" ", t.description)
+                         for t in self.tools.values())
 
     def arguments_for(self, name: str, text: str) -> dict[str, Any]:
         """A one-string call as the tool's arguments ({"query": text} for memory_search)."""

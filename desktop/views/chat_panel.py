@@ -110,9 +110,9 @@ class ChatPanel(QWidget):
                 from core.harness.agent import HarnessAgent
                 from core.harness.recall import Recaller
 
-                # The controller keeps the index current (its sync runs in a child process): no sync here.
-                self.agent = HarnessAgent(controller.ws, controller.model.client(),
-                                          recaller=Recaller(controller.ws, sync=False))
+                # The recall brings the index up to date first (incremental: a stat of each file), so a
+                # chat that starts before the app's first index build finished still finds memory.
+                self.agent = HarnessAgent(controller.ws, controller.model.client(), recaller=Recaller(controller.ws))
             agent = self.agent
             # This turn's token reaches every model call the agent, its compactor and its flusher make.
             agent.cancel = agent.compactor.cancel = agent.flusher.cancel = ctx.token
