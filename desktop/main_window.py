@@ -55,6 +55,7 @@ class MainWindow(QMainWindow):
         self.tabs.tabCloseRequested.connect(self.close_tab)
         self.welcome = WelcomePage()
         self.welcome.openRequested.connect(self.choose_workspace)
+        self.welcome.newRequested.connect(self.new_workspace)
         self.tabs.hide()
         center = QWidget()
         center_layout = QVBoxLayout(center)
@@ -130,6 +131,8 @@ class MainWindow(QMainWindow):
         memory = self.views.get("MEMORY.md")
         if memory is not None and hasattr(memory, "split"):
             self.qsettings.setValue("memory/splitter", memory.split.saveState())
+            self.qsettings.setValue("memory/fold", memory.fold_button.isChecked())
+            self.qsettings.setValue("memory/preview", memory.preview_button.isChecked())
         if self.controller is not None:
             self.navigator.save_tabs(str(self.controller.ws.root))
         self.qsettings.sync()
@@ -143,6 +146,22 @@ class MainWindow(QMainWindow):
                                                   if self.recent() else str(Path.home()))
         if folder:
             self.open_workspace(folder)
+
+    def new_workspace(self, folder: str | Path | None = None) -> bool:
+        """Make a workspace with the full layout in a folder (chosen here when not given) and open it.
+        A folder that already is a workspace is completed, never overwritten (Workspace.create)."""
+        from core.workspace import Workspace
+
+        if folder is None:
+            folder = QFileDialog.getExistingDirectory(self, "Folder for the new memory workspace", str(Path.home()))
+            if not folder:
+                return False
+        try:
+            Workspace.create(folder).close()
+        except CoreError as exc:
+            QMessageBox.warning(self, "Cannot make a workspace there", str(exc))
+            return False
+        return self.open_workspace(folder)
 
     def open_workspace(self, path: str | Path, *, model: str = "") -> bool:
         from core.workspace import Workspace
@@ -312,6 +331,9 @@ class MainWindow(QMainWindow):
             state = self.qsettings.value("memory/splitter")
             if state is not None:
                 view.split.restoreState(state)
+            # The <!-- id… src… --> comments are hidden unless the person showed them; Preview as left.
+            view.fold_button.setChecked(_flag(self.qsettings.value("memory/fold"), True))
+            view.preview_button.setChecked(_flag(self.qsettings.value("memory/preview"), False))
         return view
 
     def _mark_dirty(self, view: QWidget, title: str, dirty: bool) -> None:
@@ -328,6 +350,28 @@ class MainWindow(QMainWindow):
             if value is view:
                 del self.views[key]
         view.deleteLater()
+
+    def switch_tab(self, step: int) -> None:
+        count = self.tabs.count()
+        if count:
+            self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % count)
+
+    def quick_open(self):
+        """Ctrl+P: the workspace's files and MEMORY.md's sections, listed on a task, then a picker."""
+        controller = self.controller
+        if controller is None:
+            return None
+        from desktop.quick_open import QuickOpen, choices_for
+
+        def show(choices) -> None:
+            if self.controller is not controller:
+                return
+            dialog = QuickOpen(choices, self)
+            dialog.chosen.connect(lambda rel, line: self.open_location(rel, line))
+            self.quick_dialog = dialog
+            dialog.open()
+        return controller.submit(lambda ctx: choices_for(controller.ws), name="quick open", on_finished=show,
+                                 on_failed=lambda exc: self.status.showMessage(f"Quick open: {exc}", 8000))
 
     def current_view(self) -> QWidget | None:
         return self.tabs.currentWidget()
@@ -414,3 +458,12 @@ class MainWindow(QMainWindow):
         if kinds - {"index", "settings", "memory"} or any(p.startswith(".reverie/") for p in paths):
             self._sidebar_timer.start()
 
+
+
+def _flag(value, default: bool) -> bool:
+    """A QSettings boolean (stored as "true"/"false" text by some formats), or `default` when unset."""
+    if value is None:
+        return default
+    if isinstance(value, str):
+        return value.lower() in ("true", "1", "yes")
+    return bool(value)
