@@ -387,6 +387,8 @@ class MainWindow(QMainWindow):
             return
         self._make_chat()
         self.chat_dock.setVisible(not self.chat_dock.isVisible())
+        if self.chat is not None and self.chat_dock.isVisible():
+            self.chat.input.setFocus()          # Ctrl+Shift+C, then type the question
 
     def _make_chat(self) -> None:
         if self.chat is None and self.controller is not None:
