@@ -227,10 +227,25 @@ def test_the_word_rules_decide_unless_the_learned_heads_are_asked_for(monkeypatc
     from core.dream.pipeline import stages
 
     settings = Settings()
-    assert settings.dream.judgment == "rules" and not stages._learned(SimpleNamespace(settings=settings))
+    assert settings.dream.judgment == "both" and not stages._learned(SimpleNamespace(settings=settings))
     assert stages._learned(SimpleNamespace(settings=settings.replace("dream", judgment="learned")))
     monkeypatch.setenv("REVERIE_DREAM_JUDGMENT", "learned")
     assert stages._learned(SimpleNamespace(settings=settings))
     # The two judge differently: the word rules read a reversed order, the head does not (yet).
     fact, bullet = "Prefers coffee over tea in the afternoon", "Prefers tea over coffee in the afternoon"
     assert relate(fact, [Candidate("b1", bullet, 0.99)]).kind == UPDATE
+
+
+def test_by_default_the_head_holds_back_what_the_rules_miss_and_only_when_sure():
+    from core.dream.judgment.kinds import classify_facts_both
+    from core.dream.judgment import word_kinds
+
+    # Written for this test (not in the corpus): a to-do in a phrasing the word rules do not know,
+    # and plain settings the head must leave durable (it reads the port line as status, unsure).
+    lines = ["Still need to chase the landlord about the boiler", "The export service listens on port 8443",
+             "Maya's dentist is Dr. Okafor on Rua Augusta"]
+    rules = [word_kinds.classify_fact(t).kind for t in lines]
+    both = [k.kind for k in classify_facts_both(lines)]
+    assert rules == ["durable"] * 3
+    assert both == ["transient", "durable", "durable"], both
+    assert [k.kind for k in classify_facts_both(lines, veto_p=1.01)] == rules    # never sure enough: rules alone

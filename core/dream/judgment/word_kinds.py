@@ -1,6 +1,5 @@
-"""The word rules for a fact's kind (dream.judgment = "rules", the default until the learned head of
-kinds.py measures better on the consolidation cases; docs/benchmarks.md). What kind of fact a log
-line is, before anything is proposed for MEMORY.md.
+"""The word rules for a fact's kind (dream.judgment = "rules", and the first say under the default
+"both"; kinds.py). What kind of fact a log line is, before anything is proposed for MEMORY.md.
 
 MEMORY.md holds what stays true: preferences, people, decisions, settings, lessons.
 A daily log also holds what does not: to-dos and reminders, status and work in

@@ -20,7 +20,7 @@ from core.cancel import CancelToken
 from core.config import Settings
 from core.dream.pipeline import judge, prompts, relevance
 from core.dream.judgment import model_check
-from core.dream.judgment.kinds import classify_facts
+from core.dream.judgment.kinds import classify_facts, classify_facts_both
 from core.dream.pipeline.material import Fact, Material, gather
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
 from core.dream.judgment.similarity import Similarity
@@ -172,7 +172,9 @@ def gather_stage(ctx: DreamContext) -> Progress:
     facts = ctx.material.facts
     if facts:
         ctx.similarity.prepare([f.text for f in facts] + [e.text for e in ctx.memory.live()])
-    kinds = classify_facts([f.text for f in facts], _learned(ctx))      # the head runs once for all of them
+    texts = [f.text for f in facts]
+    kinds = (classify_facts_both(texts) if _judgment(ctx) == "both"
+             else classify_facts(texts, _learned(ctx)))      # the head runs once for all of them
     for number, (fact, kind) in enumerate(zip(facts, kinds), start=1):
         if kind.promoted:
             ctx.prepared.append(Prepared(fact, [], ctx.resolver.all_resolve(fact.sources)))
@@ -267,11 +269,15 @@ def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict
             if 1 <= op.fact <= len(batch)}
 
 
+def _judgment(ctx: DreamContext) -> str:
+    """dream.judgment: "rules", "learned" or "both". REVERIE_DREAM_JUDGMENT overrides the setting (a
+    benchmark's temporary workspaces have no config)."""
+    return os.environ.get("REVERIE_DREAM_JUDGMENT") or getattr(getattr(ctx.settings, "dream", None), "judgment", "")
+
+
 def _learned(ctx: DreamContext) -> bool:
-    """The learned heads decide kinds and relations (dream.judgment = "learned"), else the word rules.
-    REVERIE_DREAM_JUDGMENT overrides the setting (a benchmark's temporary workspaces have no config)."""
-    wanted = os.environ.get("REVERIE_DREAM_JUDGMENT") or getattr(getattr(ctx.settings, "dream", None), "judgment", "")
-    return wanted == "learned"
+    """The learned heads decide kinds and relations (dream.judgment = "learned"), else the word rules."""
+    return _judgment(ctx) == "learned"
 
 
 def _model_trust(ctx: DreamContext) -> str:
