@@ -93,6 +93,7 @@ class DreamSettings:
     relevance_max_suggestions: int = 5      # per dream, the least related first: a review stays short
     max_input_bytes: int = 10_000_000       # a MEMORY.md or new daily log over this: the dream refuses, saying so
     max_memory_lines: int = 5_000           # a MEMORY.md longer than this: the dream refuses (it compares every pair)
+    judgment: str = "both"                  # "rules" | "learned" | "both" (rules, and the learned kind head holds back what it is sure is not durable)
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ CHOICES = {
     ("search", "default_mode"): ("hybrid", "keyword", "meaning", "fts", "vector", "semantic"),  # the last three: older names
     ("model", "backend"): ("local", "openai"),
     ("model", "json_mode"): ("", "grammar", "retry"),
+    ("dream", "judgment"): ("rules", "learned", "both"),
 }
 
 SECTIONS = {

@@ -309,7 +309,8 @@ class Workspace:
         info: `redacted` (values replaced) and `skipped` (path -> why a file was left as it is)."""
         rels = list(dict.fromkeys(f.path for f in self.find_secrets(paths)))
         result = redact_files(self.paths, self.documents, rels)
-        changes = Changes(info={"redacted": result.redacted, "skipped": dict(result.skipped)})
+        changes = Changes(info={"redacted": result.redacted, "skipped": dict(result.skipped),
+                                "snapshots": result.snapshots})
         for rel in result.paths:
             changes = changes | self._changed(rel)
         return changes

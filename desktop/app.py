@@ -106,9 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         # The window stopped its own tasks on close; anything else still running (a thread, a runner
         # outside the window) is cancelled and waited for before the interpreter exits.
         stop_all()
-        from core.index.embedding import close_process_embedders
+        from desktop.controller import EMBEDDER_QUIT_WAIT_S, stop_embedders
 
-        close_process_embedders()
+        stop_embedders(EMBEDDER_QUIT_WAIT_S)
 
 
 def _rehighlight(window) -> None:

@@ -33,6 +33,23 @@ INDEXED_KINDS = ("memory", "daily", "session", "progress")
 DREAM_STAGES = ("orient", "gather", "consolidate", "prune")
 
 
+
+EMBEDDER_QUIT_WAIT_S = 0.3   # quitting waits this long for the embedding child; it exits with our end of its pipe
+
+
+def stop_embedders(wait_s: float | None = None) -> None:
+    """Stop the embedding child processes. With `wait_s` (the app quitting) the stop runs on a thread
+    and is waited for at most that long: a torch child takes about 3 s to exit gracefully, and one
+    that outlives us only computes vectors, writes nothing, and exits when its pipe closes."""
+    from core.index.embedding import close_process_embedders
+
+    if wait_s is None:
+        close_process_embedders()
+        return
+    thread = threading.Thread(target=close_process_embedders, name="stop embedders", daemon=True)
+    thread.start()
+    thread.join(wait_s)
+
 class WorkspaceController(QObject):
     changed = Signal(object)          # Changes, from any operation of the app (emitted by run_op only)
     filesChanged = Signal(list)       # workspace-relative paths an outside writer changed (debounced)
@@ -100,8 +117,9 @@ class WorkspaceController(QObject):
         if self.auto_index:
             self.sync_index()
 
-    def shutdown(self, timeout_s: float = 15.0) -> bool:
-        """Stop everything in order: no new jobs, cancel running ones, wait, close the workspace."""
+    def shutdown(self, timeout_s: float = 15.0, *, quitting: bool = False) -> bool:
+        """Stop everything in order: no new jobs, cancel running ones, wait, close the workspace.
+        `quitting`: the app is going away, so the embedding child is not waited for (see stop_embedders)."""
         if self._closed:
             return True
         self._closed = True
@@ -115,9 +133,7 @@ class WorkspaceController(QObject):
         self.runner.cancel_all("the app is quitting")
         # A task may be waiting for the embedding process (one still loading its model takes tens of
         # seconds on a busy machine): stop it now, so those tasks fail at once instead of being waited for.
-        from core.index.embedding import close_process_embedders
-
-        close_process_embedders()
+        stop_embedders(EMBEDDER_QUIT_WAIT_S if quitting else None)
         stopped = self.runner.shutdown(timeout_s)
         self.model.close()
         try:

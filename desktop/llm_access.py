@@ -128,6 +128,8 @@ class SharedModel:
             self._set(f"model: {self.ws.settings.model.model} (not loaded)")
 
     def reset(self) -> None:
-        """The model setting changed: the next request opens the new one."""
+        """The model setting changed: the next request opens the new one, and the status bar names it now
+        (not the model chosen before, which it kept showing until the first request)."""
         self.close()
         self.error = ""
+        self._set(f"model: {self.ws.settings.model.model} (not loaded)")

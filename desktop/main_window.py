@@ -17,8 +17,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QMainWindow, QMessageBox, QPlainTextEdit,
-                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox,
+                               QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from core.errors import CoreError
 from core.types import kind_of
@@ -31,6 +31,9 @@ from desktop.welcome import WelcomePage
 
 START_AFTER_MS = 1500      # the background machinery starts by then even if the first view never loads
 START_AFTER_LOAD_MS = 250  # ... and this long after it loaded: its first paint and the sidebar's come first
+QUIT_JOBS_WAIT_S = 1.0     # quitting: how long the controller waits for its cancelled jobs
+SIDEBAR_MIN_WIDTH = 160    # the file names stay readable; the splitter does not squash it below this
+CHAT_MIN_WIDTH = 220       # the chat dock's narrowest: the input keeps room to type in
 
 
 class MainWindow(QMainWindow):
@@ -52,6 +55,7 @@ class MainWindow(QMainWindow):
         self.tabs.tabCloseRequested.connect(self.close_tab)
         self.welcome = WelcomePage()
         self.welcome.openRequested.connect(self.choose_workspace)
+        self.welcome.newRequested.connect(self.new_workspace)
         self.tabs.hide()
         center = QWidget()
         center_layout = QVBoxLayout(center)
@@ -63,11 +67,14 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.sidebar)
         self.splitter.addWidget(center)
         self.splitter.setStretchFactor(1, 1)
+        self.sidebar.setMinimumWidth(SIDEBAR_MIN_WIDTH)
+        self.splitter.setCollapsible(0, False)
         self.splitter.setSizes([280, 1000])
         self.setCentralWidget(self.splitter)
         self.chat_dock = QDockWidget("Chat with the agent", self)
         self.chat_dock.setObjectName("chatDock")
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.chat_dock)
+        self.chat_dock.setWidget(self._chat_placeholder())
         self.chat_dock.hide()
         self.chat = None
         self.status = StatusBar()
@@ -80,6 +87,14 @@ class MainWindow(QMainWindow):
         self._restore_state()
 
     # ----- building -------------------------------------------------------------------------------
+    def _chat_placeholder(self) -> QWidget:
+        """What the chat dock shows with no workspace open (a dock restored from the last run included)."""
+        label = QLabel("Open a workspace to chat with its agent.")
+        label.setWordWrap(True)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setMinimumWidth(CHAT_MIN_WIDTH)
+        return label
+
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
@@ -116,6 +131,8 @@ class MainWindow(QMainWindow):
         memory = self.views.get("MEMORY.md")
         if memory is not None and hasattr(memory, "split"):
             self.qsettings.setValue("memory/splitter", memory.split.saveState())
+            self.qsettings.setValue("memory/fold", memory.fold_button.isChecked())
+            self.qsettings.setValue("memory/preview", memory.preview_button.isChecked())
         if self.controller is not None:
             self.navigator.save_tabs(str(self.controller.ws.root))
         self.qsettings.sync()
@@ -129,6 +146,22 @@ class MainWindow(QMainWindow):
                                                   if self.recent() else str(Path.home()))
         if folder:
             self.open_workspace(folder)
+
+    def new_workspace(self, folder: str | Path | None = None) -> bool:
+        """Make a workspace with the full layout in a folder (chosen here when not given) and open it.
+        A folder that already is a workspace is completed, never overwritten (Workspace.create)."""
+        from core.workspace import Workspace
+
+        if folder is None:
+            folder = QFileDialog.getExistingDirectory(self, "Folder for the new memory workspace", str(Path.home()))
+            if not folder:
+                return False
+        try:
+            Workspace.create(folder).close()
+        except CoreError as exc:
+            QMessageBox.warning(self, "Cannot make a workspace there", str(exc))
+            return False
+        return self.open_workspace(folder)
 
     def open_workspace(self, path: str | Path, *, model: str = "") -> bool:
         from core.workspace import Workspace
@@ -167,6 +200,8 @@ class MainWindow(QMainWindow):
         self._start_when_shown(controller, memory)    # then the sidebar and the background machinery
         self.navigator.restore_tabs(str(ws.root))     # and the tabs it had open last time
         gc.freeze()               # what the workspace and its views hold now lives on: keep it out of later scans
+        if self.chat_dock.isVisible():
+            self._make_chat()          # a dock restored open from the last run shows the chat, not a blank
         self.workspaceOpened.emit(controller)
         return True
 
@@ -215,10 +250,12 @@ class MainWindow(QMainWindow):
             widget.deleteLater()
         self.views.clear()
         if self.chat is not None:
-            self.chat_dock.setWidget(None)
+            self.chat_dock.setWidget(self._chat_placeholder())
             self.chat.deleteLater()
             self.chat = None
-        controller.shutdown()
+        # Quitting waits about a second for cancelled jobs (a model stops at its next token); the whole
+        # quit stays within 2 s, and no job is left to write after the window is gone (stop_all below).
+        controller.shutdown(QUIT_JOBS_WAIT_S, quitting=True) if quitting else controller.shutdown()
         controller.deleteLater()
         self.status.reset()
         self.tabs.hide()
@@ -294,6 +331,9 @@ class MainWindow(QMainWindow):
             state = self.qsettings.value("memory/splitter")
             if state is not None:
                 view.split.restoreState(state)
+            # The <!-- id… src… --> comments are hidden unless the person showed them; Preview as left.
+            view.fold_button.setChecked(_flag(self.qsettings.value("memory/fold"), True))
+            view.preview_button.setChecked(_flag(self.qsettings.value("memory/preview"), False))
         return view
 
     def _mark_dirty(self, view: QWidget, title: str, dirty: bool) -> None:
@@ -311,6 +351,28 @@ class MainWindow(QMainWindow):
                 del self.views[key]
         view.deleteLater()
 
+    def switch_tab(self, step: int) -> None:
+        count = self.tabs.count()
+        if count:
+            self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % count)
+
+    def quick_open(self):
+        """Ctrl+P: the workspace's files and MEMORY.md's sections, listed on a task, then a picker."""
+        controller = self.controller
+        if controller is None:
+            return None
+        from desktop.quick_open import QuickOpen, choices_for
+
+        def show(choices) -> None:
+            if self.controller is not controller:
+                return
+            dialog = QuickOpen(choices, self)
+            dialog.chosen.connect(lambda rel, line: self.open_location(rel, line))
+            self.quick_dialog = dialog
+            dialog.open()
+        return controller.submit(lambda ctx: choices_for(controller.ws), name="quick open", on_finished=show,
+                                 on_failed=lambda exc: self.status.showMessage(f"Quick open: {exc}", 8000))
+
     def current_view(self) -> QWidget | None:
         return self.tabs.currentWidget()
 
@@ -323,12 +385,21 @@ class MainWindow(QMainWindow):
     def toggle_chat(self) -> None:
         if self.controller is None:
             return
-        if self.chat is None:
+        self._make_chat()
+        self.chat_dock.setVisible(not self.chat_dock.isVisible())
+        if self.chat is not None and self.chat_dock.isVisible():
+            self.chat.input.setFocus()          # Ctrl+Shift+C, then type the question
+
+    def _make_chat(self) -> None:
+        if self.chat is None and self.controller is not None:
             from desktop.views.chat_panel import ChatPanel
 
             self.chat = ChatPanel(self.controller)
+            self.chat.setMinimumWidth(CHAT_MIN_WIDTH)
+            old = self.chat_dock.widget()
             self.chat_dock.setWidget(self.chat)
-        self.chat_dock.setVisible(not self.chat_dock.isVisible())
+            if old is not None:
+                old.deleteLater()
 
     def dream_now(self) -> None:
         if self.controller is not None:
@@ -389,3 +460,12 @@ class MainWindow(QMainWindow):
         if kinds - {"index", "settings", "memory"} or any(p.startswith(".reverie/") for p in paths):
             self._sidebar_timer.start()
 
+
+
+def _flag(value, default: bool) -> bool:
+    """A QSettings boolean (stored as "true"/"false" text by some formats), or `default` when unset."""
+    if value is None:
+        return default
+    if isinstance(value, str):
+        return value.lower() in ("true", "1", "yes")
+    return bool(value)

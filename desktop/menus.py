@@ -17,7 +17,11 @@ def build_menus(win) -> Navigator:
     action = win._action
     bar = win.menuBar()
     file_menu = bar.addMenu("&File")
+    win.new_action = action(file_menu, "&New workspace…", win.new_workspace, "Ctrl+Shift+N",
+                            "Make a memory workspace (MEMORY.md, memory/, sessions/, …) in a folder")
     win.open_action = action(file_menu, "&Open workspace…", win.choose_workspace, Key.Open)
+    win.quick_open_action = action(file_menu, "&Quick open…", win.quick_open, "Ctrl+P",
+                                   "Open a file or a MEMORY.md section by typing part of its name")
     win.recent_menu = file_menu.addMenu("Open &recent")
     win.recents = RecentWorkspaces(win.qsettings, win.recent_menu, win.welcome, parent=win)
     win.recents.chosen.connect(win.open_workspace)
@@ -39,6 +43,11 @@ def build_menus(win) -> Navigator:
     action(view_menu, "Search", win.show_search, "Ctrl+3")
     action(view_menu, "Flush record", lambda: win.open_location(".reverie/flushes.jsonl"))
     action(view_menu, "Chat panel", win.toggle_chat, "Ctrl+Shift+C")
+    view_menu.addSeparator()
+    win.next_tab_action = action(view_menu, "Next tab", lambda: win.switch_tab(1), "Ctrl+Tab")
+    win.next_tab_action.setShortcuts([QKeySequence("Ctrl+Tab"), QKeySequence("Ctrl+PgDown")])
+    win.previous_tab_action = action(view_menu, "Previous tab", lambda: win.switch_tab(-1), "Ctrl+Shift+Tab")
+    win.previous_tab_action.setShortcuts([QKeySequence("Ctrl+Shift+Tab"), QKeySequence("Ctrl+PgUp")])
     dream_menu = bar.addMenu("&Dream")
     action(dream_menu, "Dream &now", win.dream_now, "Ctrl+Shift+D")
     action(dream_menu, "&Cancel dream", lambda: win.controller and win.controller.cancel_dream())

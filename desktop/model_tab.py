@@ -90,6 +90,9 @@ class ModelTab(QWidget):
         self.fit_note = QLabel("")
         self.fit_note.setWordWrap(True)
         form.addRow("", self.fit_note)
+        self.check_note = QLabel("")            # what `reverie models check` measured for this model
+        self.check_note.setWordWrap(True)
+        form.addRow("Dream judgment", self.check_note)
         self.backend = QComboBox()
         self.backend.addItem("Local (llama.cpp, in a worker process)", "local")
         self.backend.addItem("A model server I run (OpenAI-compatible)", "openai")
@@ -151,6 +154,13 @@ class ModelTab(QWidget):
         note = data[1] if data and self.model_combo.findText(text) >= 0 else ""
         self.fit_note.setText(f"Fit judged at a context of {self.context.value():,} tokens (the setting below)"
                               + (f": {note}" if note else "."))
+        self.show_check()
+
+    def show_check(self) -> None:
+        """The stored verdict of `reverie models check` on the chosen model, in plain words."""
+        from core.dream import model_check_words
+
+        self.check_note.setText(f"{self.chosen_model() or 'This model'}: {model_check_words(self.chosen_model())}")
 
     def chosen_model(self) -> str:
         text = self.model_combo.currentText()

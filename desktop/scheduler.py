@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Qt, Signal, Slot
 
 from core.config import Settings
 from core.dream import IdleMonitor, dream_due, load_state, maintenance_due
-from core.service import agent_activity, scheduler_lock
+from core.service import agent_activity, claim_scheduler, scheduler_holder, scheduler_lock
 from core.workspace import WorkspacePaths
 from desktop.tasks import register_thread
 
@@ -40,6 +40,7 @@ class ScheduleStatus:
     idle_needed_s: float = 600.0    # how long the agent must be idle before a scheduled dream starts
     agents: tuple = ()              # (name, seconds since its last activity), newest first
     elsewhere: bool = False         # another scheduler (`reverie serve`) holds the workspace's lock
+    holder: str = ""                # who that is, when elsewhere ("reverie serve (pid 123)", ...)
     sessions_to_go: int = 0         # sessions still to end before the sessions gate opens (0: open or off)
     retry_in_s: float = 0.0         # after a failed job nothing starts for this long
 
@@ -87,6 +88,7 @@ class _Worker(QObject):
         lock = scheduler_lock(self.paths)
         if lock.__enter__():
             self._lock = lock
+            claim_scheduler(self.paths, "app")
             return True
         lock.__exit__(None, None, None)
         return False
@@ -133,6 +135,7 @@ class _Worker(QObject):
         self.status.emit(ScheduleStatus(idle_for, idle, due.due, due.reason, due.next_at,
                                         next_tick, busy, idle_needed_s=self.monitor.idle_seconds_needed,
                                         agents=agents, elsewhere=not mine, sessions_to_go=due.sessions_to_go,
+                                        holder="" if mine else scheduler_holder(self.paths),
                                         retry_in_s=max(0.0, self.backoff_until - now_ts)))
 
 

@@ -7,6 +7,8 @@ through `Workspace.save_settings`, and a bad value is refused with core's messag
 """
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
                                QLabel, QLineEdit, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
@@ -60,6 +62,26 @@ class _Number(QDoubleSpinBox):
 GATE_NOTE = ("The 24-hour clock starts when the workspace is first opened, so the first scheduled dream "
              "comes a day later (or after the sessions above, or when a flush asks for one early). "
              "\"Dream now\" always runs at once.")
+
+
+_KEY = re.compile(r"\[(\w+)\] (\w+)|\bin \[(\w+)\]")
+
+
+def in_gui_words(message: str) -> str:
+    """core's message about a setting, with its config-file key ("[dream] idle_minutes") named as the
+    dialog names it ("“Idle minutes before a dream” on the Dreaming tab")."""
+    labels = {(section, name): (label, title) for title, rows in TABS.items() for section, name, label in rows}
+
+    def named(match) -> str:
+        if match.group(3):
+            tabs = sorted({t for (s, _n), (_l, t) in labels.items() if s == match.group(3)})
+            return f"on the {tabs[0]} tab" if tabs else match.group(0)
+        found = labels.get((match.group(1), match.group(2)))
+        if found is None:
+            return match.group(2).replace("_", " ").capitalize() if match.group(1) == "model" else match.group(0)
+        label, title = found
+        return f"“{label.rstrip(':')}” on the {title} tab"
+    return _KEY.sub(named, message)
 
 
 def _field_widget(name: str, value):
@@ -170,7 +192,7 @@ class SettingsDialog(QDialog):
         try:
             settings = self.collect()
         except CoreError as exc:
-            self.bar.show_message(f"Not saved: {exc}", "error")
+            self.bar.show_message(f"Not saved: {in_gui_words(str(exc))}", "error")
             return None
         if settings.model == self.settings.model:
             return self._store(settings)
@@ -178,7 +200,7 @@ class SettingsDialog(QDialog):
 
         def failed(exc) -> None:
             if not tab.offer_download(exc):
-                self.bar.show_message(f"Not saved: {exc}", "error")
+                self.bar.show_message(f"Not saved: {in_gui_words(str(exc))}", "error")
 
         def checked(verified) -> None:
             if verified.model.backend == "openai":
@@ -196,4 +218,4 @@ class SettingsDialog(QDialog):
             self.saved.emit(settings)
             self.accept()
         return self.controller.apply_settings(settings, on_success=done,
-                                              on_failed=lambda exc: self.bar.show_message(f"Not saved: {exc}", "error"))
+                                              on_failed=lambda exc: self.bar.show_message(f"Not saved: {in_gui_words(str(exc))}", "error"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 
-from PySide6.QtWidgets import QLabel, QStatusBar
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar
 
 from core.errors import ModelCancelled
 from core.service.status import ago
@@ -49,7 +49,9 @@ def describe_next_dream(status, now: dt.datetime, dreaming: bool = False) -> str
     if dreaming:
         return "dreaming…"
     if status.elsewhere:
-        return "dreams: scheduled by reverie serve"
+        # Named only as the lock's holder says, and only while that process lives: a window still
+        # closing down is not `reverie serve`.
+        return f"dreams: scheduled by {getattr(status, 'holder', '') or 'another process'}"
     if status.busy:
         return "maintenance running…"
     if status.dream_due:
@@ -94,7 +96,11 @@ class StatusBar(QStatusBar):
         self.next_dream = QLabel("next dream: –")
         for label in (self.model, self.index, self.idle, self.next_dream):
             label.setContentsMargins(6, 0, 6, 0)
-            self.addPermanentWidget(label)
+            # Long states ("next dream: waits for 2 more sessions or until …") must not set the window's
+            # minimum width: a label may shrink (its full text stays in its tooltip).
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            label.setMinimumWidth(60)
+            self.addPermanentWidget(label, 1)
 
     def dream_started(self, why: str) -> None:
         """Shown for as long as the job runs (dream_ended replaces it), never longer."""

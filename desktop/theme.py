@@ -36,16 +36,53 @@ class Colors:
     match: str
     warning_bg: str
     info_bg: str
+    on_tint: str          # text drawn on the tints above (diff rows, decided rows, bars, search matches)
 
 
-LIGHT = Colors(False, heading="#1f4e9c", bullet="#6b4f00", comment="#8a8a8a", pin="#b3261e", code="#7a3e9d",
+LIGHT = Colors(False, heading="#1f4e9c", bullet="#6b4f00", comment="#6b6b6b", pin="#b3261e", code="#7a3e9d",
                flush_band="#eef4ff", added="#dcf5dc", removed="#fbe0e0", changed="#fff4cc", user="#1f4e9c",
                assistant="#2e7d32", tool="#8a5a00", system="#6d6d6d", match="#ffe58a", warning_bg="#fff1c2",
-               info_bg="#e3efff")
+               info_bg="#e3efff", on_tint="#1a1a1a")
 DARK = Colors(True, heading="#8ab4f8", bullet="#e0c068", comment="#8c8c8c", pin="#ff8a80", code="#d7a8f0",
               flush_band="#1e2a3d", added="#1f3d24", removed="#4a2326", changed="#4a4020", user="#8ab4f8",
               assistant="#81c995", tool="#f6c26b", system="#a0a0a0", match="#6b5a14", warning_bg="#4a3d12",
-              info_bg="#1c3350")
+              info_bg="#1c3350", on_tint="#e8eaed")
+
+# Which colour the views draw on which background: each pair must read at WCAG AA (4.5:1) in both
+# themes (tests/desktop/test_contrast.py). "text" and "base" stand for the palette's Text and Base.
+TEXT_ON_BASE = ("heading", "bullet", "comment", "pin", "code", "user", "assistant", "tool", "system")
+TINTS = ("flush_band", "added", "removed", "changed", "match", "warning_bg", "info_bg")
+PALETTE_PAIRS = (("Text", "Base"), ("WindowText", "Window"), ("ButtonText", "Button"),
+                 ("HighlightedText", "Highlight"), ("ToolTipText", "ToolTipBase"), ("PlaceholderText", "Base"),
+                 ("Link", "Base"))
+
+
+def luminance(color: str) -> float:
+    """WCAG 2.x relative luminance of a colour given as #rrggbb or a Qt colour name."""
+    q = QColor(color)
+    def channel(v: int) -> float:
+        c = v / 255.0
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    return 0.2126 * channel(q.red()) + 0.7152 * channel(q.green()) + 0.0722 * channel(q.blue())
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG contrast ratio, 1 to 21; 4.5 is AA for normal text."""
+    a, b = luminance(foreground), luminance(background)
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+def text_pairs(c: "Colors", palette: QPalette) -> list[tuple[str, str, str]]:
+    """(what, foreground, background) for every text colour the app draws on a background."""
+    role = QPalette.ColorRole
+    base, text = palette.color(role.Base).name(), palette.color(role.Text).name()
+    out = [(f"{fg} on {bg}", palette.color(getattr(role, fg)).name(), palette.color(getattr(role, bg)).name())
+           for fg, bg in PALETTE_PAIRS]
+    out += [(f"{name} on Base", getattr(c, name), base) for name in TEXT_ON_BASE]
+    out += [(f"on_tint on {name}", c.on_tint, getattr(c, name)) for name in TINTS]
+    out += [(f"Text on {name}", text, getattr(c, name)) for name in ("flush_band",)]
+    out += [("heading on flush_band", c.heading, c.flush_band), ("comment on Text's rows", c.comment, base)]
+    return out
 
 
 _choice = "system"      # the person's choice in the app (View > Theme); REVERIE_THEME wins over it
@@ -77,6 +114,13 @@ def is_dark() -> bool:
 
 def colors() -> Colors:
     return DARK if is_dark() else LIGHT
+
+
+def light_palette(style) -> QPalette:
+    """Fusion's light palette, with a selection dark enough for white text on it (Fusion's #308cc6: 3.7:1)."""
+    p = style.standardPalette()
+    p.setColor(QPalette.ColorRole.Highlight, QColor("#1f5fa8"))
+    return p
 
 
 def dark_palette() -> QPalette:
@@ -120,7 +164,7 @@ def apply_theme(app: QApplication) -> str:
         return scheme            # the platform style follows the system by itself
     if not isinstance(app.style(), _ReadableFusion):
         app.setStyle(_ReadableFusion("Fusion"))
-    app.setPalette(dark_palette() if scheme == "dark" else app.style().standardPalette())
+    app.setPalette(dark_palette() if scheme == "dark" else light_palette(app.style()))
     return scheme
 
 

@@ -10,6 +10,7 @@ MAX_RECENT = 8
 
 class WelcomePage(QWidget):
     openRequested = Signal()         # "Open workspace…": pick a folder
+    newRequested = Signal()          # "New workspace…": pick (or make) a folder and create the layout in it
     chosen = Signal(str)             # a recent workspace, activated or double-clicked
 
     def __init__(self, parent=None):
@@ -20,11 +21,16 @@ class WelcomePage(QWidget):
         title.setWordWrap(True)
         open_button = QPushButton("Open workspace…")
         open_button.clicked.connect(self.openRequested)
+        self.new_button = QPushButton("New workspace…")
+        self.new_button.setToolTip("Make a memory workspace in a folder: MEMORY.md, memory/, sessions/, "
+                                   "checkpoints/ and handoffs/")
+        self.new_button.clicked.connect(self.newRequested)
         self.recent_list = QListWidget()
         self.recent_list.itemActivated.connect(lambda item: self.chosen.emit(item.text()))
         self.recent_list.itemDoubleClicked.connect(lambda item: self.chosen.emit(item.text()))
         layout.addWidget(title)
         layout.addWidget(open_button)
+        layout.addWidget(self.new_button)
         layout.addWidget(QLabel("Recent workspaces"))
         layout.addWidget(self.recent_list, 1)
 

@@ -68,7 +68,7 @@ def take(work: Path, out: Path, theme: str) -> int:
     qsettings = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "ReverieShots", "shots")
     window = MainWindow(qsettings=qsettings, controller_options={"schedule": False, "watch": False,
                                                                 "llm_factory": lambda _ws: None})
-    window.resize(1440, 900)
+    window.resize(1280, 800)
     window.show()
     out.mkdir(parents=True, exist_ok=True)
     suffix = "" if theme == "light" else "-dark"
@@ -150,6 +150,15 @@ def take(work: Path, out: Path, theme: str) -> int:
     settle()
     shot("dream-review")
 
+    # The chat dock beside MEMORY.md: the window keeps its width (the dock never widens it).
+    window.open_location("MEMORY.md")
+    window.toggle_chat()
+    settle(lambda: window.chat is not None)
+    window.chat.input.setText("What does Maya drink?")      # typed, not sent: these shots load no model
+    settle()
+    shot("chat")
+    window.toggle_chat()
+
     from desktop.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(controller, window)
@@ -159,9 +168,9 @@ def take(work: Path, out: Path, theme: str) -> int:
     dialog.close()
     window.close()
     QApplication.processEvents()
-    from core.index.embedding import close_process_embedders
+    from desktop.controller import stop_embedders
 
-    close_process_embedders()
+    stop_embedders()
     return 0
 
 

@@ -220,7 +220,7 @@ def test_every_secret_of_the_consolidation_cases_is_found_and_redacted():
 
 
 def test_a_long_text_is_searched_in_pieces_without_losing_a_secret():
-    from core import secrets
+    from core.secrets import scanner as secrets
 
     filler = "- [09:00] Maya prefers small pull requests with one change each, see docs/process.md"
     lines = [filler] * 3000

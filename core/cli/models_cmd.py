@@ -1,4 +1,5 @@
-"""`reverie models list|path|download`: the model catalog on this machine."""
+"""`reverie models list|path|download|chat|check`: the model catalog on this machine, and whether a model
+is better than the dream's learned judgment (`check`)."""
 from __future__ import annotations
 
 import sys
@@ -28,6 +29,15 @@ def register(sub) -> None:
 
     add_model_arguments(p)
     p.set_defaults(func=cmd_chat)
+
+    p = msub.add_parser("check", help="score a model on the judgment corpus' test fold beside the learned heads; "
+                                      "the dream uses it only where it measured better")
+    p.add_argument("--limit", type=int, default=60,
+                   help="lines and pairs to ask about (a sample stratified by label; 0: the whole fold)")
+    p.add_argument("--heads-model", default="use-multilingual-v3",
+                   help="sentence model of the heads it is compared with ('none': text alone)")
+    add_model_arguments(p)
+    p.set_defaults(func=cmd_check)
 
     p = msub.add_parser("download", help="fetch a catalog model from Hugging Face (resumable, sha256-checked)")
     p.add_argument("model")
@@ -111,6 +121,41 @@ class ProgressBar:
         if self.tty:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def cmd_check(args) -> int:
+    from core.dream.judgment import model_check
+    from core.llm import open_client
+    from core.llm.cli_args import model_settings
+
+    settings = model_settings(args)
+    fold = model_check.test_fold(args.limit)
+    heads_model = None if args.heads_model in ("none", "") else args.heads_model
+    heads_k, heads_r = model_check.heads_without_fold(fold, heads_model)
+
+    def progress(label):
+        return lambda done, total: print(f"models check: {label} {done}/{total}", file=sys.stderr, flush=True)
+
+    client = open_client(settings)
+    key = model_check.model_key(client)
+    print(f"models check: {key} on {len(fold.lines)} lines and {len(fold.pairs)} pairs "
+          f"of {', '.join(model_check.TEST_DOMAINS)}", file=sys.stderr, flush=True)
+    try:
+        started = time.monotonic()
+        model_k = model_check.model_kinds(client, fold.lines, progress("kinds"))
+        model_r = model_check.model_relations(client, fold.pairs, progress("relations"))
+        seconds = time.monotonic() - started
+    finally:
+        client.close()
+    verdict = model_check.verdict(fold, model_k, model_r, heads_k, heads_r)
+    verdict["seconds"] = round(seconds, 1)
+    path = model_check.store_check(key, verdict)
+    print(f"{'decision':<14} {'model':>7} {'learned':>8}")
+    for name in ("kinds", "relations", "update_recall"):
+        print(f"{name:<14} {verdict[name]['model']:>7.3f} {verdict[name]['heads']:>8.3f}")
+    print(f"verdict: {model_check.describe(verdict)}")
+    print(f"stored in {path}", file=sys.stderr)
+    return 0
 
 
 def cmd_download(args) -> int:

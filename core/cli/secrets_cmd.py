@@ -35,7 +35,8 @@ def cmd_secrets(args) -> int:
               file=sys.stderr)
         return 1
     changes = ws.redact_secrets([f.path for f in findings])
-    print(f"redacted {changes.info['redacted']} secret(s) in {len(changes.paths)} file(s)")
+    print(f"redacted {changes.info['redacted']} secret(s) in {len(changes.paths)} file(s) and in "
+          f"{changes.info.get('snapshots', 0)} history snapshot(s)")
     for rel, why in changes.info["skipped"].items():
         print(f"{rel}: not redacted: {why}", file=sys.stderr)
     return 1 if ws.find_secrets() else 0

@@ -13,6 +13,7 @@ The public API (what the CLI and the desktop app call, from any thread):
     maintain(ws, ...)                                            one maintenance tick
     IdleMonitor(paths, idle_minutes, clock)                      idle detection
     record_person_writes(paths, rel_paths)                       the person's own writes: not agent activity
+    model_check_words(model_id)                                  what `reverie models check` found, in plain words
 
 Names load on first use, so `import core.dream.state` (the harness) stays cheap.
 """
@@ -33,7 +34,7 @@ _EXPORTS = {
     "run_dream_in_child": "isolated", "OPEN": "proposals", "PENDING": "proposals", "HELD": "proposals",
     "APPLIED": "proposals", "REJECTED": "proposals",
     "load_state": "state", "note_new_material": "state", "record_session_ended": "state",
-    "record_dream_finished": "state",
+    "record_dream_finished": "state", "model_check_words": "model_check",
 }
 
 # Which subpackage holds each module: pipeline (one dream's stages), judgment (kind and relation of a
@@ -42,7 +43,7 @@ _EXPORTS = {
 _GROUP = {module: group for group, modules in {
     "pipeline": ("consolidator", "stages", "material", "session_facts", "prompts", "relevance", "working",
                  "isolated", "judge"),
-    "judgment": ("kinds", "relations", "restate", "sections", "similarity", "wording"),
+    "judgment": ("kinds", "relations", "restate", "sections", "similarity", "wording", "model_check"),
     "review": ("proposals", "apply", "undo", "promotion", "operations", "provenance", "sources", "flush_trace"),
     "schedule": ("gates", "idle", "maintenance"),
 }.items() for module in modules}

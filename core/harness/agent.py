@@ -33,10 +33,13 @@ from core.harness.compactor import ConversationCompactor
 from core.harness.context import ContextBuilder
 from core.harness.eviction import ToolResultEvictor
 from core.harness.flush import MemoryFlushManager
+from core.harness.flush import is_question
+from core.harness.grounding import content_words
 from core.harness.handoff import hand_off as write_hand_off
 from core.harness.modelcall import ask, context_length, counter_for
 from core.harness.overflow import OverflowRecovery
 from core.harness.policy import ContextPolicy
+from core.harness.recall import Recaller, Recalled, answer_from, answer_in_words, cite, echoes, render
 from core.harness.restart import FreshStart, fresh_restart
 from core.harness.session import SessionEnd, end_session
 from core.harness.tools import Tool, ToolBox
@@ -63,6 +66,13 @@ class TurnResult:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)   # {"name", "arguments", "error"}
     forced: str = ""          # why the answer was forced ("" when the model chose to answer)
     actions: list[str] = field(default_factory=list)                  # what the context policy did
+    recalled: list[Recalled] = field(default_factory=list)           # memory lines put in the context
+    source: str = "model"     # who wrote the answer: "model", "memory" (recalled lines quoted), "none"
+
+    @property
+    def failed(self) -> bool:
+        """No answer at all: nothing the model said and nothing memory holds for the message."""
+        return self.source == "none"
 
 
 class HarnessAgent:
@@ -70,7 +80,7 @@ class HarnessAgent:
                  settings: Settings | None = None, max_steps: int = 6, cancel: CancelToken | None = None,
                  on_event: Callable[[str, dict], None] | None = None, name: str = "harness",
                  peers: tuple[str, ...] = (), clock: Callable[[], float] = time.monotonic,
-                 score: Score | None = None):
+                 score: Score | None = None, recaller: Recaller | None = None):
         self.ws = workspace
         self.name = name                 # in hand-offs and in the shared activity log
         self.peers = tuple(p for p in peers if p and p != name)
@@ -98,8 +108,12 @@ class HarnessAgent:
         self.evictor = ToolResultEvictor(workspace.paths, self.session_id, self.settings.eviction, count=self.count)
         self.policy = ContextPolicy(self.settings, self.evictor, self.compactor, self.count)
         self.recovery = OverflowRecovery(self.compactor, self.settings.overflow)
-        self.builder = ContextBuilder(workspace, base_prompt + "\n\n" + PROTOCOL + self.tools.describe(),
-                                      settings=self.settings, count=self.count, window=self.window)
+        self.instructions = base_prompt + "\n\n" + PROTOCOL + self.tools.describe()
+        self.wording = base_prompt + "\n" + PROTOCOL + self.tools.wording()     # what a copy would repeat
+        self.builder = ContextBuilder(workspace, self.instructions, settings=self.settings, count=self.count,
+                                      window=self.window)
+        self.recaller = recaller or Recaller(workspace)
+        self.recalled: list[Recalled] = []     # the current turn's memory lines (in every step's context)
 
     # ----- one model step ------------------------------------------------------------------------
     def _schema(self, allowed: list[str]) -> dict:
@@ -108,7 +122,8 @@ class HarnessAgent:
                 "required": ["tool", "input"]}
 
     def _usable(self, anchor) -> int:
-        return max(256, self.window - ACTION_MAX_TOKENS - self.count(self.builder.system_prompt(anchor)) - 64)
+        fixed = self.count(self.builder.system_prompt(anchor)) + self.count(render(self.recalled))
+        return max(256, self.window - ACTION_MAX_TOKENS - fixed - 64)
 
     def _propose(self, allowed: list[str], turn: TurnResult) -> dict[str, str]:
         anchor = self.anchor.load()
@@ -121,7 +136,8 @@ class HarnessAgent:
             self.restart("the context does not fit the window even after compaction")
 
         def call(history):
-            reply = ask(self.llm, self.builder.build(history, step=self.step, anchor=anchor),
+            reply = ask(self.llm, self.builder.build(history, step=self.step, anchor=anchor,
+                                                     recall=render(self.recalled)),
                         max_tokens=ACTION_MAX_TOKENS, json_schema=self._schema(allowed), cancel=self.cancel)
             return reply
 
@@ -189,9 +205,14 @@ class HarnessAgent:
         if self.ended:
             raise RuntimeError("this session has ended; start a new HarnessAgent")
         record_activity(self.ws.paths, self.name, "turn", self.session_id)   # not idle: no dream starts
+        own_log = self.compactor.offloader.rel_path
+        self.recalled = self.recaller.recall(user_text, skip_paths=(own_log,))
+        self.flusher.also_known.extend(r.text for r in self.recalled)     # shown from memory: not new facts
         self.history.append(msgs.user(user_text))
-        turn = TurnResult(answer="", steps=0)
-        tools_and_answer = self.tools.names + [ANSWER]
+        turn_start = len(self.history) - 1
+        turn = TurnResult(answer="", steps=0, recalled=list(self.recalled))
+        self.on_event("recall", {"lines": [r.where for r in self.recalled], "error": self.recaller.error})
+        tools_and_answer = [ANSWER] + self.tools.names
         last_action, invalid, repeated = None, 0, False
         while True:
             if self.cancel is not None:
@@ -215,12 +236,30 @@ class HarnessAgent:
                 invalid += 1
                 self.triggers.record(user_text, action["error"])
                 if forced:
-                    return self._finish(turn, self._fallback_answer(), forced + "; " + action["error"])
+                    return self._finish_without_model(turn, forced + "; " + action["error"])
                 self._note(f"[harness] {action['error']}. Reply with the JSON object.")
                 continue
             if action["tool"] == ANSWER:
                 self.triggers.record(f"{user_text} -> answer: {action['input'][:200]}")
-                return self._finish(turn, action["input"].strip() or self._fallback_answer(), forced)
+                answer = action["input"].strip()
+                if not answer or echoes(answer, self.wording, user_text):
+                    return self._finish_without_model(turn, forced or "the model's answer repeated its instructions")
+                if self.recalled and is_question(user_text) and not self._touches(answer, user_text, turn_start):
+                    # Memory had lines for the message and the answer shares no word with them, the
+                    # message or what the tools returned ("a11y1"): a small model's noise, not an answer.
+                    return self._finish_without_model(turn, forced or "the model's answer was about nothing asked")
+                return self._finish(turn, answer, forced)
+            if self.tools.free_text(action["tool"]) and echoes(action["input"], self.wording, user_text):
+                # "memory_search: a query" is the description copied, not a call: refused, never run.
+                turn.tool_calls.append({"name": action["tool"], "arguments": {"input": action["input"]},
+                                        "error": "refused: the input repeats the tool's description"})
+                self.on_event("refused", {"name": action["tool"], "input": action["input"]})
+                if self.recalled:
+                    return self._finish_without_model(turn, "the model's tool call repeated its description")
+                invalid += 1
+                self._note(f"[harness] {action['input']!r} is the example wording, not a real input. "
+                           f"Write what to look for, taken from the user's message.")
+                continue
             key = (action["tool"], action["input"].strip().lower())
             if key == last_action:
                 # A weak model repeats itself; the result is already above, so the next step must answer.
@@ -238,16 +277,47 @@ class HarnessAgent:
         note["kind"] = "harness"
         self.history.append(note)
 
-    def _fallback_answer(self) -> str:
-        for msg in reversed(self.history):
-            if msg.get("role") == "tool":
-                return "I could not finish; the last result was:\n" + (msg.get("content") or "")[:600]
-        return "I could not produce an answer."
+    def _touches(self, answer: str, user_text: str, turn_start: int) -> bool:
+        """Whether an answer shares a content word with the message, the recalled lines or this turn's
+        tool results (core/harness/grounding.py's words: three letters or more, numbers exactly)."""
+        said = [user_text, *(r.text for r in self.recalled)]
+        said += [str(m.get("content") or "") for m in self.history[turn_start:] if m.get("role") == "tool"
+                 and not str(m.get("content") or "").startswith(("error:", "no results"))]   # those echo the input
+        return bool(content_words(answer) & content_words("\n".join(said)))
 
-    def _finish(self, turn: TurnResult, answer: str, forced: str) -> TurnResult:
+    def _finish_without_model(self, turn: TurnResult, forced: str) -> TurnResult:
+        """The model gave no usable answer in its protocol: it is asked once more, plainly, to answer from
+        the recalled memory lines (its sentence kept only when grounded in them, with the source quoted);
+        else the lines themselves are the answer; with none, the turn failed and says so. None of these
+        states anything new, so the reply is kept apart (`kind`): a flush never takes facts from it and
+        search never returns it."""
+        question = next((m.get("content") or "" for m in reversed(self.history)
+                         if m.get("role") == "user" and m.get("kind") != "harness"), "")
+        if self.recalled:
+            said = answer_in_words(self.llm, question, self.recalled, cancel=self.cancel)
+            if said:
+                # The model's own sentence, checked against the lines it was given, with its source.
+                turn.source = "model"
+                why = "answered from the recalled memory lines"
+                return self._finish(turn, said + "\n" + cite(self.recalled), f"{forced}; {why}" if forced else why,
+                                    kind="recalled")
+            turn.source = "memory"
+            return self._finish(turn, answer_from(self.recalled), forced, kind="recalled")
+        turn.source = "none"
+        for msg in reversed(self.history):
+            if msg.get("role") == "tool" and not str(msg.get("content") or "").startswith(("error:", "no results")):
+                text = "I could not finish; the last result was:\n" + (msg.get("content") or "")[:600]
+                return self._finish(turn, text, forced, kind="failed")
+        return self._finish(turn, "I could not produce an answer, and memory holds nothing that answers it.",
+                            forced, kind="failed")
+
+    def _finish(self, turn: TurnResult, answer: str, forced: str, kind: str = "") -> TurnResult:
         turn.answer, turn.forced = answer, forced
-        self.history.append(msgs.assistant(answer))
-        self.on_event("answer", {"answer": answer, "forced": forced})
+        reply = msgs.assistant(answer)
+        if kind:
+            reply["kind"] = kind
+        self.history.append(reply)
+        self.on_event("answer", {"answer": answer, "forced": forced, "source": turn.source})
         return turn
 
     # ----- a multi-step task -----------------------------------------------------------------------
@@ -278,12 +348,14 @@ class HarnessAgent:
         return turns
 
     # ----- the end of a session --------------------------------------------------------------------
-    def end_session(self) -> SessionEnd:
+    def end_session(self, *, use_model: bool = True) -> SessionEnd:
+        """Offload, flush, summarise, count the session; `use_model=False` (an app quitting) skips the
+        flush and summarises without the model (core/harness/session.py)."""
         if self.ended:
             return SessionEnd(summary="", offloaded=0)
         self.ended = True
         result = end_session(self.ws, self.history, self.compactor, flusher=self.flusher,
-                             flush=self.settings.compaction.flush_before)
+                             flush=self.settings.compaction.flush_before, use_model=use_model)
         record_activity(self.ws.paths, self.name, "session_end", self.session_id)
         self.on_event("session_end", {"summary": result.summary})
         return result

@@ -150,8 +150,9 @@ class ConversationCompactor:
         result.tokens_after = total_tokens(result.messages, self.count)
         return result
 
-    def summarise(self, prefix: list[Message]) -> tuple[summ.SummaryData, str]:
-        """The merged summary of `prefix` (which may start with an earlier summary) and the model's error."""
+    def summarise(self, prefix: list[Message], *, use_model: bool = True) -> tuple[summ.SummaryData, str]:
+        """The merged summary of `prefix` (which may start with an earlier summary) and the model's error.
+        Without `use_model`, the summary is what is read off the messages (an app quitting now)."""
         # Each compaction replaces the old summary with a new one, so a prefix holds at most one.
         earlier = [m for m in prefix if is_summary(m)]
         previous = summ.SummaryData.from_dict(earlier[-1].get("summary_data")) if earlier else None
@@ -161,7 +162,7 @@ class ConversationCompactor:
         if self.settings.offload_before:
             facts.offload_path = self.offloader.rel_path
         proposal, error = summ.SummaryData(), "no model"
-        if self.llm is not None and originals:
+        if self.llm is not None and originals and use_model:
             proposal, error = self._ask_model(originals, previous)
         return summ.merge(previous, proposal, facts), error
 

@@ -5,6 +5,10 @@
            + the session cache's recent summaries (short-term memory)
            + the attention anchor, last, where a model attends most
 
+    messages = [system] + the conversation
+             + the memory lines recalled for the person's last message (core/harness/recall.py),
+               after the conversation, where a small model reads them right before it answers
+
 Every N steps the anchor is also re-injected as a fresh message after the
 conversation, so a long tool loop does not forget what it is for.
 """
@@ -77,10 +81,13 @@ class ContextBuilder:
         every = self.settings.memory.anchor_every_steps
         return bool(every) and step > 0 and step % every == 0
 
-    def build(self, history: list[Message], *, step: int = 0, anchor: Anchor | None = None) -> list[Message]:
-        """[system prompt] + history (+ the anchor again when it is due)."""
+    def build(self, history: list[Message], *, step: int = 0, anchor: Anchor | None = None,
+              recall: str = "") -> list[Message]:
+        """[system prompt] + history (+ the anchor again when it is due) (+ the recalled memory lines)."""
         messages = [{"role": "system", "content": self.system_prompt(anchor)}]
         messages.extend(m for m in history if m.get("role") != "system")
         if anchor is not None and not anchor.empty and self.anchor_due(step):
             messages.append({"role": "user", "content": ANCHOR_REMINDER + anchor.for_prompt()})
+        if recall:
+            messages.append({"role": "user", "content": recall})
         return messages

@@ -27,6 +27,7 @@ from core.errors import ContextOverflowError, CoreError
 from core.harness.grounding import content_words, is_grounded, is_repetitive
 from core.harness.messages import Message, ensure_ids, is_summary
 from core.harness.modelcall import ask, context_length, counter_for
+from core.harness.offload import UNSTATED
 from core.harness.transcript import chunk_messages, render_transcript
 from core.llm.whole import WholeReplies
 from core.secrets import redact
@@ -48,6 +49,13 @@ _WORD = re.compile(r"[\w][\w.'-]*", re.UNICODE)
 MAX_BULLET_CHARS = 400
 CLIP_CHARS = 600      # each message's share of a flush prompt, head + tail
 MIN_FLUSH_TOKENS = 96  # room for a few bullets, however short the span
+RESTATED_SHARE = 0.8   # of a bullet's content words found in one known line: it says nothing new
+# Messages that state no one's fact: the harness's notes to the model, a reply the model could not
+# give, an answer that quotes the memory lines recalled for it (core/harness/agent.py sets these).
+NOT_STATED = UNSTATED
+MEMORY_READS = ("memory_search", "memory_get")
+_ASKING = frozenset("what who whom whose which when where why how does do did is are was were can could "
+                    "should would will shall may might".split())
 
 
 @dataclass
@@ -117,15 +125,42 @@ def known_facts(memory_md: str) -> str:
     return "\n".join(out)
 
 
-def validate_bullets(candidates: list[str], *, known: str, evidence: str) -> tuple[list[str], list[str]]:
-    """(accepted, rejected): new, grounded, single facts; nothing already known, no repeats."""
+def is_question(text: str) -> bool:
+    """A question the person asked ("What does Maya drink?"): asking is not stating a fact."""
+    words = _WORD.findall(text.lower())
+    stripped = text.strip().rstrip(" \"')")
+    return stripped.endswith(("?", "？")) or bool(words and words[0] in _ASKING and len(words) <= 25
+                                                  and not stripped.endswith((".", "!")))
+
+
+def restates(bullet: str, lines: list[set[str]]) -> bool:
+    """Whether `bullet` says nothing one of `lines` (their content words) does not already say: most of
+    its words are in that one line, and every number-like word of it is."""
+    words = content_words(bullet)
+    if not words:
+        return False
+    numbers = {w for w in words if any(c.isdigit() for c in w)}
+    return any(len(words & line) >= RESTATED_SHARE * len(words) and numbers <= line for line in lines)
+
+
+def validate_bullets(candidates: list[str], *, known: str, evidence: str,
+                     questions: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
+    """(accepted, rejected): new, grounded, single facts; nothing already known, no repeats, no question.
+
+    `evidence` holds what the conversation stated (the person's questions left out, so a bullet made of
+    a question is not grounded); `questions` are those questions, so a bullet that only repeats one
+    ("what Maya drinks") is dropped too; a bullet that restates a known line is known."""
     known_lines = {normalise(line) for line in known.splitlines() if line.strip()}
+    known_words = [content_words(line) for line in known.splitlines() if line.strip()]
+    asked = [content_words(q) for q in questions]
     evidence_words = content_words(evidence)
     accepted, rejected, seen = [], [], set()
     for bullet in candidates:
         key = normalise(bullet)
         if (not key or NO_REPLY in bullet or len(bullet) > MAX_BULLET_CHARS or key in seen
-                or key in known_lines or not is_grounded(bullet, evidence_words) or is_repetitive(bullet)):
+                or key in known_lines or is_question(bullet) or restates(bullet, asked)
+                or restates(bullet, known_words)
+                or not is_grounded(bullet, evidence_words) or is_repetitive(bullet)):
             rejected.append(bullet)
             continue
         seen.add(key)
@@ -133,10 +168,30 @@ def validate_bullets(candidates: list[str], *, known: str, evidence: str) -> tup
     return accepted, rejected
 
 
+def states_something(msg: Message) -> bool:
+    """Whether a message can carry a fact worth keeping: the person saying something (not asking),
+    the agent's own answer, a tool's result that is not a read of memory itself."""
+    role, text = msg.get("role"), str(msg.get("content") or "")
+    if not content_words(text):
+        return False
+    if role == "user":
+        return not is_question(text)
+    if role == "tool":
+        return msg.get("name") not in MEMORY_READS
+    return role == "assistant"
+
+
+def memory_reads(messages: list[Message]) -> list[str]:
+    """The lines the conversation read from memory (memory_search, memory_get): known, not new."""
+    return [line for m in messages if m.get("role") == "tool" and m.get("name") in MEMORY_READS
+            for line in str(m.get("content") or "").splitlines() if line.strip()]
+
+
 class MemoryFlushManager:
     def __init__(self, workspace, llm, *, settings: Settings | None = None, cancel: CancelToken | None = None,
                  today=None):
         self.ws = workspace
+        self.also_known: list[str] = []      # lines the caller showed the model from memory (its recall)
         self.llm = llm
         self.settings = settings or workspace.settings
         self.cancel = cancel
@@ -160,8 +215,8 @@ class MemoryFlushManager:
         return hashes, ids
 
     def flush(self, messages: list[Message], *, session_id: str = "") -> FlushResult:
-        # Summaries are derived and the harness's own notes to the model are no one's facts.
-        messages = [m for m in ensure_ids(list(messages)) if not is_summary(m) and m.get("kind") != "harness"]
+        # Summaries are derived; the harness's notes, failed replies and quotes of memory are no one's facts.
+        messages = [m for m in ensure_ids(list(messages)) if not is_summary(m) and m.get("kind") not in NOT_STATED]
         hashes, done_ids = self._already()
         todo = [m for m in messages if m["id"] not in done_ids]
         digest = span_hash(todo)
@@ -185,7 +240,12 @@ class MemoryFlushManager:
         return memory, daily
 
     def _run(self, todo: list[Message], digest: str) -> FlushResult:
+        if not any(states_something(m) for m in todo):
+            # Only questions, and reads of what memory already holds: nothing to ask the model about.
+            return FlushResult("empty", span_hash=digest, messages=len(todo),
+                               error="nothing was stated: only questions and what memory already holds")
         memory, daily = self._references()
+        read_back = "\n".join([*memory_reads(todo), *self.also_known])
         window = context_length(self.llm)
         out_tokens = self.settings.compaction.flush_max_tokens
         # References get at most a third of the room each; the conversation gets the rest.
@@ -228,8 +288,13 @@ class MemoryFlushManager:
             if reply.text.strip() == NO_REPLY:
                 no_reply += 1
                 continue
-            known = "\n".join([memory, daily, *accepted])
-            good, bad = validate_bullets(parse_bullets(reply.text), known=known, evidence=transcript)
+            known = "\n".join([memory, daily, read_back, *accepted])
+            questions = tuple(str(m.get("content") or "") for m in chunk
+                              if m.get("role") == "user" and is_question(str(m.get("content") or "")))
+            stated, _ = render_transcript([m for m in chunk if states_something(m)], budget, self.count,
+                                          start_limit=CLIP_CHARS)
+            good, bad = validate_bullets(parse_bullets(reply.text), known=known, evidence=stated,
+                                         questions=questions)
             accepted.extend(good)
             rejected.extend(bad)
         raw = "\n---\n".join(replies)

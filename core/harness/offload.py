@@ -6,6 +6,11 @@ already there is read back from the log itself (by message id), so repeated
 compactions, retries after a failed summary, and a restarted process never
 write a message twice. Summaries are derived text and are not offloaded: the
 originals they stand for are already in the log.
+
+Messages that state no one's fact (the harness's notes to the model, a reply the
+model could not give, an answer quoting recalled memory lines) are logged with their
+text under `note` instead of `content`: the log keeps them, and search, which reads a
+message's content, never returns "assistant: a query" as if it were memory.
 """
 from __future__ import annotations
 
@@ -16,6 +21,17 @@ from core.harness.eviction import restore_payloads
 from core.harness.messages import Message, ensure_ids, is_summary
 from core.store.sessions import append_jsonl, read_jsonl
 from core.store.paths import WorkspacePaths
+
+
+UNSTATED = ("harness", "failed", "recalled")     # core/harness/flush.py leaves these out too
+
+
+def logged(msg: Message, now: str) -> Message:
+    """A message as its log line holds it (an unstated one's text under `note`, out of search's reach)."""
+    out = {**msg, "ts": msg.get("ts") or now}
+    if msg.get("kind") in UNSTATED and out.get("content"):
+        out["note"], out["content"] = out["content"], ""
+    return out
 
 
 class SessionOffloader:
@@ -52,8 +68,7 @@ class SessionOffloader:
             return 0
         now = dt.datetime.now().astimezone().isoformat(timespec="seconds")
         # The log is the full-fidelity record: evicted payloads are read back into it.
-        append_jsonl(self.path, [{**restore_payloads(self.paths, msg), "ts": msg.get("ts") or now} for msg in todo],
-                     root=self.paths.root)
+        append_jsonl(self.path, [logged(restore_payloads(self.paths, msg), now) for msg in todo], root=self.paths.root)
         self.seen_ids().update(msg["id"] for msg in todo)
         return len(todo)
 

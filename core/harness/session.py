@@ -4,6 +4,11 @@ Flushes what was not flushed yet, offloads every message not yet in the
 session log, writes the session's summary to `sessions/cache.jsonl` (the last
 10 are kept) and counts the session toward the dream gates. Shared by the
 HarnessAgent, the CLI and the retention benchmark.
+
+An app that is quitting ends a session without the model (`use_model=False`): no flush
+and a summary read off the messages, so quitting takes a moment, not a model's minute,
+and nothing writes after the window is gone. Nothing is lost by it: every message is in
+the session log, and the next dream reads session logs (core/dream/session_facts.py).
 """
 from __future__ import annotations
 
@@ -26,15 +31,15 @@ class SessionEnd:
 
 
 def end_session(workspace, history: list[Message], compactor, *, flusher=None,
-                flush: bool = True) -> SessionEnd:
+                flush: bool = True, use_model: bool = True) -> SessionEnd:
     originals = [m for m in history if not is_summary(m)]
     if not history:
         return SessionEnd(summary="", offloaded=0)
     flushed = None
-    if flush and flusher is not None and originals:
+    if flush and use_model and flusher is not None and originals:
         flushed = flusher.flush(originals, session_id=compactor.session_id)
     offloaded = compactor.offloader.offload(history)
-    data, error = compactor.summarise(history)
+    data, error = compactor.summarise(history, use_model=use_model)
     text = render(data)
     llm = compactor.llm
     entry = workspace.session_cache.add(compactor.session_id, text, messages=data.compacted_messages,

@@ -8,6 +8,7 @@ read_file and memory_get are exempt from eviction, so they page by lines.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -16,6 +17,8 @@ from core.harness.transcript import clip
 
 MAX_READ_CHARS = 12_000
 MEMORY_PREFIXES = ("MEMORY.md", "memory/", "sessions/", "progress.md")
+PATH_INPUTS = ("path",)
+_QUOTED = re.compile(r'"[^"]*"')
 
 
 @dataclass(frozen=True)
@@ -41,17 +44,18 @@ class ToolBox:
         self.anchor = anchor_store
         self.search_k = search_k
         self.tools: dict[str, Tool] = {t.name: t for t in [
-            Tool("memory_search", "search long-term memory, daily logs and past sessions; input: a query",
-                 "query", self.memory_search),
-            Tool("memory_get", "read lines of MEMORY.md or a memory/ file; input: a path (path:START-END for lines)",
-                 "path", self.memory_get),
-            Tool("read_file", "read a workspace file, e.g. an evicted tool result; input: a path "
-                              "(path:START-END for lines)", "path", self.read_file),
-            Tool("checkpoint_save", "save a checkpoint of the task; input: what was just achieved", "note",
-                 self.checkpoint_save, side_effect=True),
-            Tool("checkpoint_load", "show the latest checkpoint; input: empty", "session", self.checkpoint_load),
-            Tool("progress_update", "record progress in progress.md; input: what is done now", "done",
-                 self.progress_update, side_effect=True),
+            Tool("memory_search", 'search long-term memory, daily logs and past sessions; input: the words to '
+                                  'look for, e.g. "database port"', "query", self.memory_search),
+            Tool("memory_get", 'read lines of MEMORY.md or a memory/ file; input: a path, e.g. "MEMORY.md" or '
+                               '"memory/2026-11-30.md:10-20" for lines 10 to 20', "path", self.memory_get),
+            Tool("read_file", 'read a workspace file, e.g. an evicted tool result; input: a path, e.g. '
+                              '"progress.md" or "AGENTS.md:1-40"', "path", self.read_file),
+            Tool("checkpoint_save", 'save a checkpoint of the task; input: what was just achieved, e.g. '
+                                    '"the parser tests pass"', "note", self.checkpoint_save, side_effect=True),
+            Tool("checkpoint_load", 'show the latest checkpoint; input: "" (nothing)', "session",
+                 self.checkpoint_load),
+            Tool("progress_update", 'record progress in progress.md; input: what is done now, e.g. '
+                                    '"CSV export written"', "done", self.progress_update, side_effect=True),
         ]}
         self.tools.update({t.name: t for t in extra})    # the agent's own (hand_off when it has peers)
 
@@ -61,6 +65,18 @@ class ToolBox:
 
     def describe(self) -> str:
         return "\n".join(f"- {t.name}: {t.description}" for t in self.tools.values())
+
+    def free_text(self, name: str) -> bool:
+        """Whether a tool's input is words (a query, a note) rather than a path: a path is checked by
+        the tool itself, words copied from the prompt only by the harness."""
+        tool = self.tools.get(name)
+        return tool is not None and tool.primary not in PATH_INPUTS
+
+    def wording(self) -> str:
+        """The descriptions as a copied input would repeat them: every word, and the examples of the
+        free-text inputs; a path example ("MEMORY.md") is left out, since reading it is a real call."""
+        return "\n".join(t.description if t.primary not in PATH_INPUTS else _QUOTED.sub(" ", t.description)
+                         for t in self.tools.values())
 
     def arguments_for(self, name: str, text: str) -> dict[str, Any]:
         """A one-string call as the tool's arguments ({"query": text} for memory_search)."""

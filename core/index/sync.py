@@ -267,10 +267,12 @@ class Syncer:
             return
         seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'lines'").fetchone()
         top = max(seq[0] if seq else 0, conn.execute("SELECT coalesce(max(id), 0) FROM lines").fetchone()[0])
+        # No embedded text and no hashes: a keyword-only row is never embedded, and never matched for reuse
+        # (if the file shrinks under the limit, its rows are written anew).
         conn.executemany("INSERT INTO lines(id, path, line, text, sources, day, ehash, etext, fhash, vec) "
-                         "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         [(top + n, rel, row.line, row.text, " ".join(row.sources), row.day, row.ehash, row.etext,
-                           row.fhash, KEYWORD_ONLY) for n, row in enumerate(rows, start=1)])
+                         "VALUES(?, ?, ?, ?, ?, ?, '', '', '', ?)",
+                         [(top + n, rel, row.line, row.text, " ".join(row.sources), row.day, KEYWORD_ONLY)
+                          for n, row in enumerate(rows, start=1)])
         conn.executemany("INSERT INTO lines_fts(rowid, body, context) VALUES(?, ?, ?)",
                          [(top + n, cjk.expand(row.body), cjk.expand(row.context))
                           for n, row in enumerate(rows, start=1)])

@@ -15,7 +15,7 @@ import bisect
 import itertools
 import re
 
-from core.secrets import REDACTED, find_secrets
+from core.secrets.scanner import REDACTED, find_secrets
 
 # A line that is nothing but base64 key material (a PEM body line: 64 characters of it).
 _KEY_MATERIAL = re.compile(r"^\s*[A-Za-z0-9+/]{40,}={0,2}\s*$")

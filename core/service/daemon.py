@@ -19,6 +19,7 @@ One scheduler per workspace: the app and `serve` take the same lock
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 from pathlib import Path
 from typing import Callable, ContextManager
@@ -30,7 +31,7 @@ from core.dream.schedule.maintenance import maintain
 from core.dream.state import load_state
 from core.errors import CoreError, ModelCancelled
 from core.store.locks import lock_holder, lock_if_free
-from core.store.private import read_settings
+from core.store.private import read_scheduler_owner, read_settings, write_scheduler_owner
 
 BACKOFF_S = 600.0        # after a failed tick, wait this long before trying again (not every tick)
 SCHEDULER_LOCK = "scheduler.lock"
@@ -53,6 +54,39 @@ def scheduler_lock(paths, owner: str = "") -> ContextManager[bool]:
     True when this process may schedule, False (at once) when another one does. The app's scheduler
     takes it too, so the app and `reverie serve` never both dream on one workspace."""
     return lock_if_free(scheduler_lock_path(paths), owner)
+
+
+def claim_scheduler(paths, who: str) -> None:
+    """Say who holds the scheduler lock (just taken): "serve" or "app", with this process's id, so
+    another process can name the holder and check that it is alive."""
+    write_scheduler_owner(paths, {"who": who, "pid": os.getpid(),
+                                  "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")})
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True           # alive, owned by someone else
+    except (OSError, ValueError, OverflowError):
+        return False
+    return True
+
+
+def scheduler_holder(paths) -> str:
+    """Who schedules this workspace when this process does not: "reverie serve (pid 123)", "another
+    Reverie window (pid 456)", or "another process" when the holder left no live record. "" when no
+    one holds the lock. `reverie serve` is named only when its process is alive."""
+    if not scheduler_running(paths):
+        return ""
+    record = read_scheduler_owner(paths)
+    pid = record.get("pid")
+    if not isinstance(pid, int) or pid == os.getpid() or not pid_alive(pid):
+        return "another process"
+    return {"serve": f"reverie serve (pid {pid})", "app": f"another Reverie window (pid {pid})"}.get(
+        record.get("who"), f"another process (pid {pid})")
 
 
 def scheduler_running(paths) -> bool:
@@ -168,6 +202,7 @@ class Daemon:
         while not self.cancel.cancelled:
             with scheduler_lock(self.ws.paths, SERVE_OWNER) as mine:
                 if mine:
+                    claim_scheduler(self.ws.paths, "serve")
                     self.report(f"scheduling {self.ws.root} (idle after {self._idle_minutes():g} min)")
                     self._loop(interval_s)
                     break
@@ -176,7 +211,8 @@ class Daemon:
                 raise AlreadyServing(f"`reverie serve` already runs for {self.ws.root} (pid {pid}); "
                                      "stop it first, or let it do the work")
             if not waiting_said:
-                self.report("the app schedules this workspace; waiting until it lets go")
+                self.report(f"another scheduler ({scheduler_holder(self.ws.paths) or 'the app'}) "
+                            f"runs for this workspace; waiting until it lets go")
                 waiting_said = True
             self.cancel.wait(interval_s)
         self.report("stopped")

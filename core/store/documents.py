@@ -8,6 +8,7 @@ the writer's text instead of failing: nothing anyone wrote is lost.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +35,26 @@ class WriteResult:
     path: str
     hash: str
     entry: HistoryEntry | None
-    merged_append: str = ""   # text an outside writer appended meanwhile, kept after ours
+    merged_append: str = ""   # text an outside writer appended meanwhile, kept (before lines we added at the end)
+
+
+def with_append(base: str, mine: str, appended: str) -> str:
+    """`mine` (the writer's edit of `base`) with `appended` (what another writer added to the end of
+    `base` meanwhile) in its place: right after the end of `base`, before the lines the writer added
+    at the end, so an append-only log keeps its order (the shell's line, then the person's).
+    Edits elsewhere keep their place; with no lines added at the end, the append goes last."""
+    old = base.rstrip("\n").split("\n") if base.strip("\n") else []
+    new = mine.rstrip("\n").split("\n") if mine.strip("\n") else []
+    added = appended.strip("\n").split("\n") if appended.strip("\n") else []
+    cut = len(new)
+    opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+    if opcodes and opcodes[-1][0] == "insert" and opcodes[-1][1] == len(old):
+        cut = opcodes[-1][3]              # the writer's own lines after the end of what it read
+    elif not old:
+        cut = 0
+    lines = new[:cut] + added + new[cut:]
+    ends = mine.endswith("\n") or appended.endswith("\n") or not mine
+    return "\n".join(lines) + ("\n" if ends and lines else "")
 
 
 class DocumentStore:
@@ -61,8 +81,9 @@ class DocumentStore:
 
         Text has its control characters escaped (a NUL or an ESC never lands in a file a terminal
         shows); bytes (a version from history) are written exactly. With `base_text` (the text the
-        writer started from), a file that has only grown by an append since then is merged:
-        `text` + the appended part. Otherwise ConflictError.
+        writer started from), a file that has only grown by an append since then is merged: the
+        appended part goes where it was written, after `base_text`'s end and before the lines the
+        writer added at the end (`with_append`). Otherwise ConflictError.
         """
         path, rel = self._resolve(rel_path)
         if isinstance(text, bytes):
@@ -88,8 +109,7 @@ class DocumentStore:
                     raise
                 appended = current.text[len(base_text):]
                 merged = appended
-                joiner = "" if text.endswith("\n") or not text else "\n"
-                new_data = (text + joiner + appended).encode("utf-8")
+                new_data = with_append(base_text, text, appended).encode("utf-8")
                 expected_hash = current.hash
                 base_text = None  # one merge; a second race is a real conflict
                 continue

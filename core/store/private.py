@@ -125,3 +125,21 @@ def cache_file(paths: WorkspacePaths, name: str) -> Path:
 
 def write_cache(paths: WorkspacePaths, name: str, data: bytes) -> None:
     atomic_write(cache_file(paths, name), data, root=paths.root)
+
+
+# ----- who schedules a workspace ------------------------------------------------------------------------
+def scheduler_owner_file(paths: WorkspacePaths) -> Path:
+    return paths.locks_dir / "scheduler.owner.json"
+
+
+def write_scheduler_owner(paths: WorkspacePaths, record: dict) -> None:
+    atomic_write(scheduler_owner_file(paths), _json_text(record), root=paths.root)
+
+
+def read_scheduler_owner(paths: WorkspacePaths) -> dict:
+    """The record the scheduler holding the lock wrote ({} when there is none or it cannot be read)."""
+    try:
+        data = json.loads(read_text(paths.root, scheduler_owner_file(paths)))
+    except (FileNotFoundError, ValueError, OSError):
+        return {}
+    return data if isinstance(data, dict) else {}

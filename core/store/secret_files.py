@@ -4,7 +4,9 @@ The files scanned are those an agent, a dream or a prompt reads: MEMORY.md, prog
 daily logs (archived ones too), session logs, checkpoints and hand-offs. A rewrite is an edit like
 any other: compare-and-swap on the hash read, a history snapshot first (so it can be undone), and
 an agent's append that lands meanwhile is kept. JSON files are checked to still parse after the
-redaction; one that would not is left as it is and reported.
+redaction; one that would not is left as it is and reported. The file's history snapshots are
+redacted too, so the value is gone from `.reverie/history/` as well (an undo then brings back the
+text around it, never the secret).
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ class SecretFinding:
 class RedactResult:
     paths: list[str] = field(default_factory=list)          # files rewritten
     redacted: int = 0                                        # secret values replaced
+    snapshots: int = 0                                       # history snapshots redacted too
     skipped: dict[str, str] = field(default_factory=dict)   # path -> why it was left as it is
 
 
@@ -118,6 +121,8 @@ def redact_files(paths: WorkspacePaths, documents: DocumentStore, rels: list[str
                 continue   # changed between our read and our write (an agent appended): read again
             result.paths.append(rel)
             result.redacted += count
+            # The versions before this one (the one just snapshotted included) still hold the value.
+            result.snapshots += documents.history.rewrite_snapshots(rel, lambda old: redact_count(old)[0])
             break
         else:
             result.skipped[rel] = "it kept changing on disk; try again"

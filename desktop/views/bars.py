@@ -35,7 +35,8 @@ class MessageBar(QFrame):
         self.label.setText(text)
         c = theme.colors()
         background = {"warning": c.warning_bg, "error": c.removed, "info": c.info_bg}.get(kind, c.info_bg)
-        self.setStyleSheet(f"#messageBar {{ background: {background}; border-radius: 4px; }}")
+        self.setStyleSheet(f"#messageBar {{ background: {background}; border-radius: 4px; }} "
+                           f"#messageBar QLabel {{ color: {c.on_tint}; }}")
         for title, callback in (actions or []):
             button = QPushButton(title)
             button.clicked.connect(callback)

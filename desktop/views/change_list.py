@@ -13,7 +13,7 @@ from __future__ import annotations
 import shiboken6
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QHBoxLayout, QToolButton, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QToolButton, QTreeWidget, QTreeWidgetItem, QWidget
 
 from core.workspace import parse_bullet
 from desktop import theme
@@ -74,10 +74,16 @@ class ChangeList(QTreeWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setHeaderLabels(["change", "", "kind", "state"])
-        self.setColumnWidth(TEXT, 250)
-        self.setColumnWidth(ACTIONS, 124)
-        self.setColumnWidth(RELATION, 170)
-        self.setColumnWidth(STATE, 75)
+        # The text takes what is left, so Accept and Reject stay in view however narrow the pane.
+        header = self.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(TEXT, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(ACTIONS, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(RELATION, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(STATE, QHeaderView.ResizeMode.Interactive)
+        self.setColumnWidth(RELATION, 150)
+        self.setColumnWidth(STATE, 80)
+        header.setMinimumSectionSize(40)
         self.setUniformRowHeights(True)
         self.proposal = None
         self.rows: dict[str, QTreeWidgetItem] = {}          # change id -> row
@@ -198,8 +204,10 @@ class ChangeList(QTreeWidget):
                 row.setForeground(column, QBrush(QColor(colors.comment)))
             elif state in ("accepted", "already there") or state.startswith("promoted"):
                 row.setBackground(column, QBrush(QColor(colors.added)))
+                row.setForeground(column, QBrush(QColor(colors.on_tint)))
             else:       # on its way: accepting… / rejecting… / promoting…
                 row.setBackground(column, QBrush(QColor(colors.changed)))
+                row.setForeground(column, QBrush(QColor(colors.on_tint)))
 
     def mark_pending(self, change_ids, accept: bool) -> None:
         for cid in change_ids:
@@ -215,6 +223,48 @@ class ChangeList(QTreeWidget):
         if row is not None and self.promote_buttons.pop(index, None) is not None:
             self._paint(row, "promoting…")
         self.promote.emit(index)
+
+    # ----- the keyboard ---------------------------------------------------------------------------------
+    KEYS_HINT = "Keys: A accept · R reject · N / P next / previous open change"
+
+    def current_change(self) -> str:
+        item = self.currentItem()
+        data = item.data(TEXT, ROLE) if item is not None else None
+        return data[1] if data and data[0] == "change" else ""
+
+    def open_changes(self) -> list[str]:
+        return [cid for cid in self.rows if cid in self.buttons]
+
+    def step(self, forward: bool = True) -> str:
+        """Select the next (or previous) open change after the current row, wrapping; its id or ""."""
+        order = self.open_changes()
+        if not order:
+            return ""
+        current = self.current_change()
+        ids = list(self.rows)
+        at = ids.index(current) if current in ids else (-1 if forward else len(ids))
+        ahead = [c for c in (ids[at + 1:] + ids[:at + 1] if forward else list(reversed(ids[:at])) +
+                             list(reversed(ids[at:]))) if c in order]
+        target = ahead[0] if ahead else order[0]
+        self.setCurrentItem(self.rows[target])
+        self.scrollToItem(self.rows[target])
+        return target
+
+    def keyPressEvent(self, event) -> None:
+        key = event.key()
+        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            super().keyPressEvent(event)
+            return
+        current = self.current_change()
+        if key in (Qt.Key.Key_A, Qt.Key.Key_R) and current in self.buttons:
+            self.step(True)                       # move on first: the decided row stays where it is
+            self._clicked(current, key == Qt.Key.Key_A)
+        elif key in (Qt.Key.Key_N, Qt.Key.Key_J):
+            self.step(True)
+        elif key in (Qt.Key.Key_P, Qt.Key.Key_K):
+            self.step(False)
+        else:
+            super().keyPressEvent(event)
 
     # ----- choosing -----------------------------------------------------------------------------------
     def checked(self) -> list[str]:

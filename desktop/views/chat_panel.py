@@ -6,8 +6,10 @@ as they come. Every turn tells the idle monitor the agent is active, so no
 scheduled dream starts during a conversation. "Stop" cancels the turn between
 steps; "End session" offloads and flushes the conversation and counts the
 session toward the dream gates. Closing the workspace or quitting the app ends an
-unfinished session the same way (`finish_session`), so a conversation is never
-lost because the window was closed instead of "End session" pressed.
+unfinished session too (`finish_session`), without the model: a turn still running
+is stopped, the conversation goes to its session log with a summary read off the
+messages, and no flush runs, so quitting takes a moment and nothing writes after the
+window is gone. Nothing is lost: the next dream reads the session log.
 """
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ import time
 
 from PySide6.QtCore import QEventLoop, QTimer, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QTextBrowser,
+                               QVBoxLayout, QWidget)
 
 from core.errors import ModelCancelled
 from desktop import theme
@@ -47,6 +50,9 @@ class ChatPanel(QWidget):
         self.end_button.setEnabled(False)
         self.end_button.clicked.connect(self.end_session)
         self.status = QLabel("")
+        # A label asks for the width of its text: a long status would widen the dock, and the window with it.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.input.setMinimumWidth(120)
         row = QHBoxLayout()
         row.addWidget(self.input, 1)
         row.addWidget(self.send_button)
@@ -76,6 +82,11 @@ class ChatPanel(QWidget):
             result = str(data.get("result") or "")
             self._append("tool", f"{data.get('name')}({data.get('arguments')}){error}\n"
                                  f"{result[:400] + ('…' if len(result) > 400 else '')}", small=True)
+        elif kind == "recall" and data.get("lines"):
+            self._append("memory", f"recalled {', '.join(data['lines'])}", small=True)
+        elif kind == "refused":
+            self._append("harness", f"refused {data.get('name')}({data.get('input')!r}): it copies the "
+                                    "tool's description", small=True)
         elif kind in ("policy", "overflow", "restart"):
             self._append("harness", f"{kind}: {data}", small=True)
 
@@ -97,8 +108,11 @@ class ChatPanel(QWidget):
         def job(ctx):
             if self.agent is None:
                 from core.harness.agent import HarnessAgent
+                from core.harness.recall import Recaller
 
-                self.agent = HarnessAgent(controller.ws, controller.model.client())
+                # The recall brings the index up to date first (incremental: a stat of each file), so a
+                # chat that starts before the app's first index build finished still finds memory.
+                self.agent = HarnessAgent(controller.ws, controller.model.client(), recaller=Recaller(controller.ws))
             agent = self.agent
             # This turn's token reaches every model call the agent, its compactor and its flusher make.
             agent.cancel = agent.compactor.cancel = agent.flusher.cancel = ctx.token
@@ -110,7 +124,9 @@ class ChatPanel(QWidget):
         return self.turn
 
     def _answered(self, result) -> None:
-        self._set_busy(False, f"{result.steps} step(s)" + (f" · {result.forced}" if result.forced else ""))
+        source = {"memory": " · quoted from memory", "none": " · no answer"}.get(getattr(result, "source", ""), "")
+        self._set_busy(False, f"{result.steps} step(s){source}")
+        self.status.setToolTip(result.forced)
         self._append("agent", result.answer)
         self.controller.note_agent_turn()
         self.end_button.setEnabled(True)
@@ -132,17 +148,17 @@ class ChatPanel(QWidget):
         self.end_button.setEnabled(not on and self.agent is not None)
         self.status.setText(status)
 
-    def end_session(self):
+    def end_session(self, *, use_model: bool = True):
         agent = self.agent
         if agent is None or self.busy:
             return None
-        self._set_busy(True, "ending the session (flush, offload)…")
+        self._set_busy(True, "ending the session (flush, offload)…" if use_model else "saving the session…")
         ws = self.controller.ws
 
         def job(ctx):
             agent.cancel = agent.compactor.cancel = agent.flusher.cancel = ctx.token
             # Its log, the session cache and today's daily log (the flush) changed: the operation tells the views.
-            return Outcome(ws.session_end_changes(), agent.end_session())
+            return Outcome(ws.session_end_changes(), agent.end_session(use_model=use_model))
 
         def done(outcome: Outcome) -> None:
             result = outcome.value
@@ -160,13 +176,14 @@ class ChatPanel(QWidget):
     def has_open_session(self) -> bool:
         return self.agent is not None and not getattr(self.agent, "ended", False)
 
-    def finish_session(self, timeout_s: float = 180.0) -> bool:
-        """End an unfinished session before the workspace closes: flush, offload, summary, dream gates.
+    def finish_session(self, timeout_s: float = 1.5) -> bool:
+        """End an unfinished session before the workspace closes, without the model: offload, a summary
+        read off the messages, the dream gates' count (core/harness/session.py).
 
         The work runs on the task pool, as "End session" does; the main thread only
         waits for it with its event loop running (the window is hidden by then). A
-        turn still running is stopped first. False when it did not finish in time
-        (the controller's shutdown then cancels it).
+        turn still running is stopped first (the model stops at its next token). False
+        when it did not finish in time (the controller's shutdown then cancels it).
         """
         deadline = time.monotonic() + timeout_s
         if self.busy:
@@ -175,8 +192,8 @@ class ChatPanel(QWidget):
                 return False
         if not self.has_open_session:
             return True
-        self._append("harness", "ending the session before closing…", small=True)
-        handle = self.end_session()
+        self._append("harness", "saving the session before closing…", small=True)
+        handle = self.end_session(use_model=False)
         return handle is None or _wait_done(handle, deadline)
 
 

@@ -9,7 +9,7 @@ import difflib
 from dataclasses import dataclass
 
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QSizePolicy, QTextEdit, QVBoxLayout, QWidget
 
 from desktop import theme
 
@@ -72,6 +72,7 @@ class _Pane(QPlainTextEdit):
                 sel = QTextEdit.ExtraSelection()
                 fmt = QTextCharFormat()
                 fmt.setBackground(QColor(colour))
+                fmt.setForeground(QColor(c.on_tint))      # readable on the tint in either theme
                 fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
                 sel.format = fmt
                 cursor = QTextCursor(block)
@@ -94,11 +95,15 @@ class DiffView(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         titles = QHBoxLayout()
         self.left_title, self.right_title = QLabel(left_title), QLabel(right_title)
+        for title in (self.left_title, self.right_title):       # a long title must not widen the window
+            title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         titles.addWidget(self.left_title)
         titles.addWidget(self.right_title)
         outer.addLayout(titles)
         panes = QHBoxLayout()
         self.left, self.right = _Pane(), _Pane()
+        for pane in (self.left, self.right):
+            pane.setMinimumWidth(120)
         panes.addWidget(self.left)
         panes.addWidget(self.right)
         outer.addLayout(panes)

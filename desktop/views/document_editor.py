@@ -231,8 +231,9 @@ class DocumentEditor(OutsideChanges, QWidget):
         self._adopt(snapshot, undoable=True)
         if merged:
             lines = merged.strip("\n").count("\n") + 1
-            self.notice.show_message(f"Saved. {lines} line(s) an outside writer appended meanwhile were kept "
-                                     f"after your text.", "info")
+            self.notice.show_message(f"Saved. {lines} line(s) an outside writer appended meanwhile were kept, "
+                                     f"in the order they were written (before the lines you added at the end).",
+                                     "info")
         else:
             self.notice.show_message(f"Saved {self.rel}.", "info")
         self.saved.emit(changes)

@@ -67,7 +67,7 @@ class HistoryDialog(QDialog):
         self.list.clear()
         for entry, line in zip(self.entries, lines):
             item = QListWidgetItem(line)
-            item.setToolTip(f"{entry.reason}\n{entry.id}\n{entry.size_before} bytes before this change")
+            item.setToolTip(f"{entry.reason}\n{entry.size_before} bytes before this change")
             self.list.addItem(item)
         if not self.entries:
             self.bar.show_message(f"{self.rel} has no saved versions yet.", "info")

@@ -18,9 +18,21 @@ WHO = (("undo dream accept", "undo of a dream accept"), ("dream proposal", "drea
        ("redact secrets", "secret redaction"), ("edited in reverie", "editor"))
 
 
+# Internal ids a reason may carry: history entries, dream proposals, changes ("d-20261207-…", "c-3").
+_IDS = re.compile(r"\s*\((?:\d{8}T\d+Z-[^)]*|[a-z]{1,3}-[\w-]*\d[\w-]*)\)|\s+\b(?:d|c|m|p)-[0-9a-f][\w-]{3,}")
+
+
 def who(reason: str) -> str:
     lowered = reason.lower()
-    return next((name for prefix, name in WHO if lowered.startswith(prefix)), reason or "unknown")
+    found = next((name for prefix, name in WHO if lowered.startswith(prefix)), None)
+    return found or _IDS.sub("", reason).strip() or "unknown"
+
+
+def when(entry) -> str:
+    """The entry's time to the second; to the millisecond (from its id) when another shares the second."""
+    day_time = entry.time.replace("T", " ")[:19]
+    match = re.match(r"\d{8}T\d{6}(\d{3})", entry.id)
+    return f"{day_time}.{match.group(1)}" if match else day_time
 
 
 def bullets(text: str) -> Counter:
@@ -45,6 +57,7 @@ def summaries(entries, snapshot_text, current) -> list[str]:
     """The one-line summary of each entry (newest first, as History.entries gives them).
     `snapshot_text(entry)` reads an entry's bytes as text; `current` is the file now (a Snapshot)."""
     lines = []
+    seconds = Counter(entry.time[:19] for entry in entries)
     for index, entry in enumerate(entries):
         before = snapshot_text(entry)
         newer = entries[index - 1] if index else None
@@ -53,5 +66,6 @@ def summaries(entries, snapshot_text, current) -> list[str]:
         outside = after_hash != entry.hash_after
         what = "changed outside Reverie after it" if outside else bullet_delta(before, after)
         undone = " (undone)" if entry.undone_by else ""
-        lines.append(f"{entry.time.replace('T', ' ')[:19]}  {who(entry.reason)}: {what}{undone}")
+        stamp = when(entry) if seconds[entry.time[:19]] > 1 else entry.time.replace("T", " ")[:19]
+        lines.append(f"{stamp}  {who(entry.reason)}: {what}{undone}")
     return lines

@@ -15,8 +15,14 @@ def splitter(*panes: QWidget, sizes: list[int], vertical: bool = False) -> QSpli
 
 
 def title_label(text: str) -> QLabel:
+    # Bold through the font, not a style sheet: a widget with a style sheet keeps the palette it was
+    # polished with, so a title made before a switch to the dark theme stayed black on dark grey.
     label = QLabel(text)
-    label.setStyleSheet("font-weight: 600")
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    label.setWordWrap(True)
+    label.setMinimumWidth(0)
     return label
 
 

@@ -10,6 +10,7 @@ from typing import Callable
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
+from shiboken6 import isValid
 
 from desktop import theme
 
@@ -50,23 +51,34 @@ class NumberedText(QPlainTextEdit):
         digits = max(3, len(str(max(1, self.blockCount()))))
         return 10 + self.fontMetrics().horizontalAdvance("9") * (digits + 2)
 
+    def _gutter(self) -> "_Gutter | None":
+        """The gutter while it exists. Closing a tab deletes the gutter (a child) before the editor's
+        own signals stop: a scroll or a late result in between reached a deleted widget."""
+        gutter = self.gutter
+        return gutter if gutter is not None and isValid(gutter) else None
+
     def set_marks(self, marks: dict[int, tuple[str, str]]) -> None:
         self.marks = dict(marks)
-        self.gutter.update()
+        if (gutter := self._gutter()) is not None:
+            gutter.update()
 
     def _fit_gutter(self) -> None:
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
 
     def _scrolled(self, rect: QRect, dy: int) -> None:
+        gutter = self._gutter()
+        if gutter is None:
+            return
         if dy:
-            self.gutter.scroll(0, dy)
+            gutter.scroll(0, dy)
         else:
-            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+            gutter.update(0, rect.y(), gutter.width(), rect.height())
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         area = self.contentsRect()
-        self.gutter.setGeometry(QRect(area.left(), area.top(), self.gutter_width(), area.height()))
+        if (gutter := self._gutter()) is not None:
+            gutter.setGeometry(QRect(area.left(), area.top(), self.gutter_width(), area.height()))
 
     def contextMenuEvent(self, event) -> None:
         menu = self.createStandardContextMenu()
@@ -100,6 +112,8 @@ class NumberedText(QPlainTextEdit):
         return found
 
     def paint_gutter(self, event) -> None:
+        if self._gutter() is None:
+            return
         colors = theme.colors()
         painter = QPainter(self.gutter)
         painter.fillRect(event.rect(), self.palette().color(self.backgroundRole()).darker(104 if not colors.dark

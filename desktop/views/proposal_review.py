@@ -14,9 +14,10 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTextBrowser, QWidget
 
 from core.workspace import Source
+from desktop import theme
 from desktop.operations import Outcome
 from desktop.views.bars import MessageBar
 from desktop.views.change_list import ROLE, ChangeList, bullet_text, relation_label, skipped_label
@@ -107,10 +108,19 @@ class ProposalReview(QWidget):
         for button in (self.accept_all, self.accept_checked, self.reject_checked, self.reject_all):
             buttons.addWidget(button)
         buttons.addStretch(1)
-        buttons.addWidget(self.undo)
-        right = splitter(self.diff, self.details, sizes=[420, 200], vertical=True)
-        body = splitter(self.changes, right, sizes=[700, 560])
-        layout = titled_column(self, self.title, self.bar, body, buttons, margin=0)
+        self.keys = QLabel(ChangeList.KEYS_HINT)
+        self.keys.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        hint_row = QHBoxLayout()
+        hint_row.addWidget(self.keys, 1)
+        hint_row.addWidget(self.undo)
+        # The rows and what a row does side by side on top, the diff below at the full width: both diff
+        # panes get half the view, and Accept/Reject sit next to each row's text, always in view.
+        top = splitter(self.changes, self.details, sizes=[640, 280])
+        body = splitter(top, self.diff, sizes=[300, 260], vertical=True)
+        # The message bar goes under the rows, not above: a message never moves the row under the mouse.
+        no_bar = QWidget()
+        no_bar.hide()
+        layout = titled_column(self, self.title, no_bar, body, self.bar, buttons, hint_row, margin=0)
         layout.insertWidget(1, self.model_note)
         self._set_enabled(False)
 
@@ -134,13 +144,16 @@ class ProposalReview(QWidget):
             self._set_enabled(False)
             return
         undecided = len(proposal.undecided())
-        skipped = len(proposal.summary.get("skipped") or [])
+        skipped = [item for item in proposal.summary.get("skipped") or [] if isinstance(item, dict)]
+        conflicts = sum(item.get("kind") == "conflict" for item in skipped)
+        # The same counts as the list's groups: conflicts apart from the facts not promoted.
         self.title.setText(f"Proposal {proposal.id} · {proposal.status} · {len(proposal.changes)} change(s), "
-                           f"{undecided} open · {skipped} not promoted · "
-                           f"created {proposal.created[:19].replace('T', ' ')}")
+                           f"{undecided} open · {len(skipped) - conflicts} not promoted"
+                           + (f" · {conflicts} conflict(s)" if conflicts else "")
+                           + f" · created {proposal.created[:19].replace('T', ' ')}")
         note, failed = model_line(proposal.summary)
         self.model_note.setText(("⚠ " if failed else "") + note)
-        self.model_note.setStyleSheet("color: #b3261e; font-weight: 600" if failed else "")
+        self.model_note.setStyleSheet(f"color: {theme.colors().pin}; font-weight: 600" if failed else "")
         if proposal.hold_reasons and proposal.is_open:
             self.bar.show_message("Held for review: " + "; ".join(proposal.hold_reasons), "warning", closable=False)
         elif self.bar.kind == "warning":

@@ -64,6 +64,7 @@ class SecretsBar(MessageBar):
             self.show_message(f"Not redacted: {'; '.join(skipped.values())}", "error")
         else:
             self.findings = []
-            self.show_message(f"Redacted {count} secret{'s' if count != 1 else ''}; the previous version is in "
-                              f"this file's history.", "info")
+            snapshots = changes.info.get("snapshots", 0)
+            self.show_message(f"Redacted {count} secret{'s' if count != 1 else ''} in this file and in "
+                              f"{snapshots} earlier version{'s' if snapshots != 1 else ''} in its history.", "info")
         self.redacted.emit(changes)       # run_op has already published the changes to every view

@@ -74,3 +74,52 @@ def test_provenance_comments_fold_to_a_marker_without_changing_the_text(qtbot, d
     assert bullet.id in editor.provenance_html(bullet)                   # the tooltip still tells it
     editor.fold_button.click()
     assert comment_size() != 1.0 and end_of_line() == unfolded
+
+
+def test_a_gutter_deleted_first_is_never_touched_again(qtbot):
+    """Closing a tab deletes the gutter before the editor's signals stop (app.log showed
+    `Internal C++ object (_Gutter) already deleted`): scrolls, marks and resizes after it are ignored."""
+    import shiboken6
+
+    from desktop.views.line_numbers import NumberedText
+
+    editor = NumberedText()
+    qtbot.addWidget(editor)
+    editor.show()
+    editor.setPlainText("\n".join(f"line {i}" for i in range(200)))
+    shiboken6.delete(editor.gutter)
+    editor.set_marks({3: ("●", "cited")})
+    editor.verticalScrollBar().setValue(50)
+    editor.appendPlainText("one more")
+    editor.resize(300, 200)
+    editor.repaint()
+    qtbot.wait(20)       # pytest-qt fails the test on an exception raised inside a Qt callback
+
+
+def test_closing_daily_log_tabs_while_they_update(qtbot, demo_workspace):
+    from PySide6.QtCore import QSettings
+
+    from core.store.atomic import append_durable
+    from desktop.main_window import MainWindow
+    from tests.support.blocking_llm import no_model
+    from tests.support.qt_views import discard_edits
+
+    root = demo_workspace.root
+    logs = sorted(p.relative_to(root).as_posix() for p in (root / "memory").glob("*.md"))[-4:]
+    demo_workspace.close()
+    win = MainWindow(QSettings(), controller_options={"schedule": False, "watch": False, "index": False,
+                                                      "llm_factory": no_model})
+    win.show()
+    assert win.open_workspace(root)
+    for round_ in range(3):
+        views = [win.open_location(rel) for rel in logs]
+        for rel, view in zip(logs, views):
+            append_durable(root / rel, f"- [23:0{round_}] appended while the tab closes\n")
+            view.check_disk()
+            view.editor.verticalScrollBar().setValue(5)
+        for view in views:
+            win.close_tab(win.tabs.indexOf(view))
+        qtbot.wait(50)
+    discard_edits(win.views.values())
+    win.close()
+    win.deleteLater()

@@ -136,8 +136,8 @@ def test_window_and_splitter_state_are_kept_between_runs(qtbot, window, demo_wor
     win.show()
     qtbot.waitExposed(win)
     opened(qtbot, win, demo_workspace.root)
-    win.resize(701, 503)
-    win.splitter.setSizes([101, 600])
+    win.resize(781, 553)                   # the offscreen screen is 800x600: a restore keeps within it
+    win.splitter.setSizes([171, 600])
     qtbot.wait(50)
     sizes = win.splitter.sizes()
     win.close()
@@ -145,7 +145,7 @@ def test_window_and_splitter_state_are_kept_between_runs(qtbot, window, demo_wor
     again.show()
     qtbot.waitExposed(again)
     assert abs(again.splitter.sizes()[0] - sizes[0]) < 5
-    assert abs(again.width() - 701) < 5 and abs(again.height() - 503) < 5
+    assert abs(again.width() - 781) < 5 and abs(again.height() - 553) < 5
     assert again.recent()[0] == str(demo_workspace.root)
 
 

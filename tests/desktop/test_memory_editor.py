@@ -116,7 +116,7 @@ def test_an_append_racing_the_save_is_merged_by_the_store(qtbot, demo_workspace,
         editor.save()
     disk = ws.read_memory().text
     assert "Drinks rooibos" in disk and "- Raced the save" in disk
-    assert editor.text() == disk and "kept after your text" in editor.notice.text
+    assert editor.text() == disk and "kept, in the order they were written" in editor.notice.text
 
 
 def test_a_clean_buffer_follows_the_disk(qtbot, demo_workspace, make_controller):

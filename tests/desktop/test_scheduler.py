@@ -151,7 +151,18 @@ def test_the_app_leaves_scheduling_to_reverie_serve_while_it_holds_the_lock(qtbo
         controller, statuses, finished = start_scheduled(ws, make_controller, FakeClock(time.time()))
         qtbot.waitUntil(lambda: len(statuses) >= 5, timeout=10_000)
         assert all(status.elsewhere for status in statuses) and finished == []
-        assert describe_next_dream(statuses[-1], dt.datetime.now(dt.timezone.utc)) == "dreams: scheduled by reverie serve"
+        now = dt.datetime.now(dt.timezone.utc)
+        # No record of who holds it (or one of a process that is gone): not called `reverie serve`.
+        assert describe_next_dream(statuses[-1], now) == "dreams: scheduled by another process"
+        from core.store.private import write_scheduler_owner
+
+        write_scheduler_owner(ws.paths, {"who": "serve", "pid": 2 ** 22 + 17})       # no such process
+        count = len(statuses)
+        qtbot.waitUntil(lambda: len(statuses) >= count + 2, timeout=10_000)
+        assert describe_next_dream(statuses[-1], now) == "dreams: scheduled by another process"
+        write_scheduler_owner(ws.paths, {"who": "serve", "pid": holder.pid})          # the live holder
+        qtbot.waitUntil(lambda: "reverie serve" in describe_next_dream(statuses[-1], now), timeout=10_000)
+        assert describe_next_dream(statuses[-1], now) == f"dreams: scheduled by reverie serve (pid {holder.pid})"
         assert load_state(ws.paths).last_maintenance is None or not load_state(ws.paths).last_maintenance
     finally:
         holder.stdin.close()

@@ -153,3 +153,13 @@ def test_redacting_a_log_then_importing_again_adds_nothing_twice(workspace, tmp_
     assert AWS not in stored and all(json.loads(line)["id"].startswith("j-") for line in stored.splitlines())
     [again] = import_chat_log(workspace, transcript)
     assert again.written == 0
+
+
+def test_the_dream_takes_no_fact_from_a_line_of_a_key_block():
+    """One body line of a private key was promoted alone: the block was found, its lines judged one by one."""
+    from core.dream.pipeline.material import facts_from_lines
+
+    lines = [f"# {dt.date.today()}", "", *LOG_LINES]
+    facts = facts_from_lines("memory/today.md", lines, 0, dt.date.today().isoformat())
+    assert any("standup moved to 10:30" in fact.text for fact in facts)
+    assert not any(body[:20] in fact.text for fact in facts for body in KEY_BODY)

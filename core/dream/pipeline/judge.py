@@ -1,6 +1,6 @@
 """One durable fact, decided: added, skipped as a duplicate, replacing a bullet, or held as a
-conflict with a pin. The rules of core/dream/judgment/relations.py decide; a model, when there is
-one, may only choose among the answers those rules find possible (see `allowed`), so a
+conflict with a pin. The learned head of core/dream/judgment/relations.py decides; a model, when
+there is one, may only choose among the answers the head finds plausible (see `allowed`), so a
 small model's guess can confirm or pick, never break MEMORY.md.
 
 An update replaces the bullet's words with what is true now (core/dream/judgment/restate.py);
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.dream.judgment import relations, restate
+from core.dream.judgment import relations, restate, word_relations
 from core.dream.pipeline.material import Fact
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Candidate, Rarity, Relation
 from core.dream.judgment.sections import guess_section
@@ -49,19 +49,36 @@ def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate
     return [(c, e) for c, e, _ in top + extra]
 
 
-def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
+def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity,
+          learned: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
     pool = candidates(fact, memory, score)
-    return relations.relate(fact.text, [c for c, _ in pool], rarity), pool
+    return relations.relate(fact.text, [c for c, _ in pool], rarity, learned), pool
 
 
-def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rarity: Rarity) -> set[tuple[str, str]]:
-    """The (relation, target) answers a model may give for this fact: the rules' own, and, where
-    the rules found nothing, "duplicate" of a bullet that states every name and number of the
-    fact and does not contradict it (a paraphrase the word rules missed). A model never turns
-    a duplicate or an update into an addition, and never picks a bullet to replace."""
+PLAUSIBLE = 0.3         # a relation the head gives at least this probability is one a model may pick
+
+
+def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rarity: Rarity,
+            trusted: bool = False, learned: bool = False) -> set[tuple[str, str]]:
+    """The (relation, target) answers a model may give for this fact. A model that `reverie models
+    check` measured better than the heads at relations (`trusted`) may give any answer that fits the
+    bullets shown: new, a duplicate of one, an update of an editable one, a conflict with a pin.
+    Otherwise: the head's own answer, and, where the head found nothing, "duplicate" of a bullet the
+    head finds a plausible duplicate (a paraphrase it was not sure of); such a model never turns a
+    duplicate or an update into an addition, and never picks a bullet to replace."""
     answers = {(rule.kind, rule.target)}
-    if rule.kind == NEW:
-        answers |= {(DUPLICATE, c.key) for c, _e in pool if relations.could_be_duplicate(fact.text, c, rarity)}
+    if trusted:
+        answers.add((NEW, ""))
+        for c, entry in pool:
+            answers.add((DUPLICATE, c.key))
+            answers.add((CONFLICT, c.key) if c.pinned else (UPDATE, c.key))
+        return answers
+    if rule.kind == NEW and learned:
+        answers |= {(DUPLICATE, c.key) for c, mass, _related in relations.judged(fact.text, [c for c, _e in pool])
+                    if not c.pinned and mass.get("duplicate", 0.0) >= PLAUSIBLE}
+    elif rule.kind == NEW:
+        answers |= {(DUPLICATE, c.key) for c, _e in pool
+                    if word_relations.could_be_duplicate(fact.text, c, rarity or Rarity([fact.text]))}
     return answers
 
 

@@ -11,6 +11,7 @@ depends on how good the model is.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -18,7 +19,8 @@ from typing import Callable, Iterator
 from core.cancel import CancelToken
 from core.config import Settings
 from core.dream.pipeline import judge, prompts, relevance
-from core.dream.judgment.kinds import classify_fact
+from core.dream.judgment import model_check
+from core.dream.judgment.kinds import classify_facts, classify_facts_both
 from core.dream.pipeline.material import Fact, Material, gather
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
 from core.dream.judgment.similarity import Similarity
@@ -170,8 +172,10 @@ def gather_stage(ctx: DreamContext) -> Progress:
     facts = ctx.material.facts
     if facts:
         ctx.similarity.prepare([f.text for f in facts] + [e.text for e in ctx.memory.live()])
-    for number, fact in enumerate(facts, start=1):
-        kind = classify_fact(fact.text)
+    texts = [f.text for f in facts]
+    kinds = (classify_facts_both(texts) if _judgment(ctx) == "both"
+             else classify_facts(texts, _learned(ctx)))      # the head runs once for all of them
+    for number, (fact, kind) in enumerate(zip(facts, kinds), start=1):
         if kind.promoted:
             ctx.prepared.append(Prepared(fact, [], ctx.resolver.all_resolve(fact.sources)))
         else:
@@ -201,17 +205,19 @@ def consolidate(ctx: DreamContext) -> Progress:
     todo = ctx.prepared
     rarity = Rarity([e.text for e in ctx.memory.live()] + [item.fact.text for item in todo])
     counts = {NEW: 0, DUPLICATE: 0, UPDATE: 0, CONFLICT: 0}
+    trust, learned = _model_trust(ctx), _learned(ctx)
     for start in range(0, len(todo), BATCH):
         ctx.checkpoint()
         batch = todo[start:start + BATCH]
         answers = _ask_model(ctx, batch, rarity)
         for number, item in enumerate(batch, start=1):
-            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity)
+            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned)
             verdict = judge.Verdict(item.fact, rule)
             answer = answers.get(number)
             if answer is not None:
                 kind, target = answer
-                if (kind, target if kind != NEW else "") in judge.allowed(item.fact, rule, pool, rarity):
+                if (kind, target if kind != NEW else "") in judge.allowed(item.fact, rule, pool, rarity,
+                                                                           trusted=trust == "better", learned=learned):
                     chosen = next((c for c, _ in pool if c.key == target), None)
                     if kind != rule.kind or target != rule.target:
                         verdict.relation = Relation(kind, target if kind != NEW else "", "the model's choice",
@@ -241,12 +247,12 @@ def _counted(counts: dict[str, int]) -> str:
 def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict[int, tuple[str, str]]:
     """The model's relation for each fact of the batch ({number: (relation, bullet key)}), or {}.
     Each fact is shown with its few closest bullets; handles (B1, B2, ...) are unique in the batch."""
-    if ctx.llm is None or ctx._model_off:
+    if ctx.llm is None or ctx._model_off or _model_trust(ctx) == "worse":
         return {}
     shown: list[prompts.BatchFact] = []
     keys: dict[str, str] = {}                 # handle -> entry key
     for number, item in enumerate(batch, start=1):
-        _rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity)
+        _rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, _learned(ctx))
         pairs = []
         for candidate, _entry in pool[:RELATED]:
             handle = next((h for h, k in keys.items() if k == candidate.key), f"B{len(keys) + 1}")
@@ -263,6 +269,29 @@ def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict
             if 1 <= op.fact <= len(batch)}
 
 
+def _judgment(ctx: DreamContext) -> str:
+    """dream.judgment: "rules", "learned" or "both". REVERIE_DREAM_JUDGMENT overrides the setting (a
+    benchmark's temporary workspaces have no config)."""
+    return os.environ.get("REVERIE_DREAM_JUDGMENT") or getattr(getattr(ctx.settings, "dream", None), "judgment", "")
+
+
+def _learned(ctx: DreamContext) -> bool:
+    """The learned heads decide kinds and relations (dream.judgment = "learned"), else the word rules."""
+    return _judgment(ctx) == "learned"
+
+
+def _model_trust(ctx: DreamContext) -> str:
+    """"better" or "worse" when `reverie models check` measured this model against the learned heads
+    on relations, "" when it was never checked (it may then only pick among the head's plausible
+    answers)."""
+    if ctx.llm is None:
+        return ""
+    verdict = model_check.load_checks().get(model_check.model_key(ctx.llm))
+    if not verdict:
+        return ""
+    return "better" if "relations" in verdict.get("use_for", []) else "worse"
+
+
 def merge_near_duplicates(ctx: DreamContext) -> int:
     """Fold bullets that say the same thing into one, keeping all their sources; never two that
     say opposite things (MiniLM scores "tea over coffee" and "coffee over tea" at 0.995)."""
@@ -273,7 +302,7 @@ def merge_near_duplicates(ctx: DreamContext) -> int:
     merged = 0
     for first, second, score in pairs:
         a, b = live[first], live[second]
-        if a.dropped or b.dropped or (score < 0.9999 and contradicts(a.text, b.text)):
+        if a.dropped or b.dropped or (score < 0.9999 and contradicts(a.text, b.text, _learned(ctx))):
             continue
         keep, gone = _keeper(a, b)
         if not gone.editable:

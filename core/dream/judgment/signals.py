@@ -1,0 +1,135 @@
+"""Language-independent signals of a text and of a pair of texts, as numbers for the learned heads.
+
+No phrase lists: a value is recognised by its shape (digits with a unit, a clock time, a date, a
+weekday, an identifier, a capitalised or Latin name inside CJK text), and negation by the small
+closed set of negators each language has. Character n-grams (hashed into a fixed number of slots)
+carry the rest: they work for Chinese and Japanese, where a word tokenizer or an English sentence
+model sees nothing, and they let the heads learn change words ("改为", "switched", "不再", "now")
+from the corpus instead of from a list.
+"""
+from __future__ import annotations
+
+import re
+import zlib
+
+import numpy as np
+
+HASH_SLOTS = 2048
+
+_NUMBER_UNIT = re.compile(r"(\d+(?:[.,:]\d+)*)\s*([%€$£¥]|[^\W\d_]{1,6}|[\u4e00-\u9fff])?", re.UNICODE)
+_TIME = re.compile(r"\b\d{1,2}[:.h]\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b|[上下]午\s*\d{1,2}\s*[点時时]|\d{1,2}\s*[点時时](?:半|\d+分)?",
+                   re.IGNORECASE)
+_DATE = re.compile(r"\b\d{1,4}[/-]\d{1,2}(?:[/-]\d{1,4})?\b|\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{1,2}月|"
+                   r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+                   r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}\b", re.IGNORECASE)
+# Weekdays: these are the calendar's own names (closed sets), not phrases.
+_DAY = re.compile(r"\b(?:mon|tue|wed|thu|fri|sat|sun)(?:day|s|nesday|rsday|urday)?s?\b|"
+                  r"\b(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|"
+                  r"vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo|lunedì|martedì|"
+                  r"mercoledì|giovedì|venerdì|sabato|segunda|terça|quarta|quinta|sexta)\b|"
+                  r"(?:周|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜", re.IGNORECASE)
+_IDENT = re.compile(r"[A-Za-z][\w.+#-]*\d[\w.+-]*|[A-Za-z]+[_./-][\w./-]+|\b[a-z]+[A-Z]\w*|\b[A-Z][A-Za-z'’-]+\b")
+_LATIN_IN_CJK = re.compile(r"[A-Za-z][\w.+#-]*")
+# Negators: a closed class in every language (not phrases about any subject).
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nothing|nobody|without|nicht|kein\w*|nie|niemals|ne|pas|jamais|"
+                       r"sans|nunca|sin|nada|non|mai|senza|não|nem)\b|n['’]t\b|[不没沒别別勿禁無无莫未]|ない|ません|ず",
+                       re.IGNORECASE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_MARKER = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|\[[^\]]{1,20}\]\s*)+")
+
+
+def body(text: str) -> str:
+    """The text without a bullet marker or a leading time stamp ("- [14:02] ")."""
+    return _MARKER.sub("", text).strip()
+
+
+def cjk_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    return sum(bool(_CJK.match(c)) for c in letters) / max(len(letters), 1)
+
+
+def ngrams(text: str, sizes=(1, 2, 3)) -> set[str]:
+    """Character n-grams of the lower-cased text with its spacing squeezed (CJK and Latin alike)."""
+    t = " ".join(text.lower().split())
+    return {t[i:i + n] for n in sizes for i in range(len(t) - n + 1) if t[i:i + n].strip()}
+
+
+def hashed(grams, slots: int = HASH_SLOTS) -> np.ndarray:
+    """A bag of n-grams in `slots` counts (crc32: the same slot in every process and on every machine),
+    scaled to unit length."""
+    vector = np.zeros(slots, dtype=np.float32)
+    for gram in grams:
+        vector[zlib.crc32(gram.encode("utf-8")) % slots] += 1.0
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm else vector
+
+
+def values(text: str) -> dict[str, set[str]]:
+    t = body(text)
+    numbers: dict[str, set[str]] = {}
+    for number, unit in _NUMBER_UNIT.findall(t):
+        numbers.setdefault((unit or "").lower(), set()).add(number.replace(",", "."))
+    names = {m.lower() for m in _IDENT.findall(t)}
+    if _CJK.search(t):
+        names |= {m.lower() for m in _LATIN_IN_CJK.findall(t)}
+    return {"numbers": {n for group in numbers.values() for n in group},
+            "units": numbers,
+            "times": {m.lower().replace(" ", "") for m in _TIME.findall(t)},
+            "dates": {m.lower().replace(" ", "") for m in _DATE.findall(t)},
+            "days": {m.lower()[:3] for m in _DAY.findall(t)},
+            "names": names}
+
+
+def negations(text: str) -> int:
+    return len(_NEGATION.findall(body(text)))
+
+
+def _differ(a: set, b: set) -> float:
+    return float(bool(a) and bool(b) and a != b)
+
+
+def _jaccard(a: set, b: set) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def _within(a: set, b: set) -> float:
+    return len(a & b) / len(a) if a else 1.0
+
+
+def line_signals(text: str) -> np.ndarray:
+    """Shape signals of one line (its markers kept: "- ", "?", "TODO:", "[14:02]" are shape)."""
+    t = body(text)
+    v = values(text)
+    return np.asarray([
+        min(len(t), 600) / 600, float(len(t) < 25), cjk_share(t),
+        float(t.rstrip().endswith(("?", "？"))), float(":" in t[:24] or "：" in t[:24]),
+        float(bool(v["numbers"])), float(bool(v["times"])), float(bool(v["dates"])), float(bool(v["days"])),
+        min(negations(text), 3) / 3, float(text.lstrip().startswith("|")),
+        float(bool(re.match(r"\s*(?:[-*+]\s+)?\[[^\]]{1,20}\]", text))),
+    ], dtype=np.float32)
+
+
+LINE_SIGNALS = 12
+
+
+def pair_signals(bullet: str, line: str) -> np.ndarray:
+    """How a new line differs from a bullet, by value type; the overlap of their characters."""
+    a, b = values(bullet), values(line)
+    ga, gb = ngrams(body(bullet), (2, 3)), ngrams(body(line), (2, 3))
+    same_unit_change = float(any(u and a["units"].get(u) and b["units"].get(u) and a["units"][u] != b["units"][u]
+                                 for u in set(a["units"]) & set(b["units"])))
+    la, lb = max(len(body(bullet)), 1), max(len(body(line)), 1)
+    na, nb = negations(bullet), negations(line)
+    return np.asarray([
+        same_unit_change, _differ(a["numbers"], b["numbers"]), _within(b["numbers"], a["numbers"]),
+        _within(a["numbers"], b["numbers"]),
+        _differ(a["times"], b["times"]), _differ(a["dates"], b["dates"]), _differ(a["days"], b["days"]),
+        _jaccard(a["names"], b["names"]), _within(b["names"], a["names"]), _within(a["names"], b["names"]),
+        float(bool(na)), float(bool(nb)), float(bool(na) != bool(nb)),
+        min(lb / la, 4.0) / 4, min(la / lb, 4.0) / 4,
+        _jaccard(ga, gb), _within(gb, ga), _within(ga, gb),
+        abs(cjk_share(bullet) - cjk_share(line)),
+    ], dtype=np.float32)
+
+
+PAIR_SIGNALS = 19
