@@ -39,7 +39,8 @@ from typing import IO, Sequence
 import numpy as np
 
 from core.childproc import kill_and_reap, log_tail, parent_connection, start_child
-from core.index.embedder import EmbedderError, in_process_embedder, model_id_for
+from core.index.embedder import EmbedderError, model_id_for
+from core.index.embedders import in_process_embedder
 
 START_TIMEOUT_S = 120.0     # torch's import and the model load, with every core busy
 POLL_S = 0.5                # how often a silent wait checks that the child still lives

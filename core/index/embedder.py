@@ -248,17 +248,3 @@ def model_vocabulary(model: str = "") -> frozenset[str]:
     except (EmbedderError, OSError, UnicodeDecodeError):
         return frozenset()
     return frozenset(w for w in text.split("\n") if w and not w.startswith("##") and not w.startswith("["))
-
-
-def in_process_embedder(model: str = ""):
-    """A new embedder for a setting value that runs the model in this process."""
-    name, _folder = resolve_model(model)
-    if name == MULTILINGUAL_MODEL:
-        return UniversalSentenceEncoder(name)
-    if name == E5_MODEL:
-        return E5Embedder(name)
-    if name == BILINGUAL_MODEL:
-        from core.index.bilingual import BilingualEmbedder
-
-        return BilingualEmbedder(name)
-    return SentenceTransformerEmbedder(model)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import threading
 
 from core.index.embed_proc import ProcessEmbedder
-from core.index.embedder import in_process_embedder, resolve_model
+from core.index.embedder import resolve_model
+from core.index.embedders import in_process_embedder
 
 _shared: dict[tuple[str, bool], object] = {}
 _shared_lock = threading.Lock()

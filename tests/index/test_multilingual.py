@@ -28,7 +28,8 @@ def test_multilingual_model_finds_a_chinese_paraphrase(ws):
 @pytest.mark.slow   # two real models
 def test_e5_reads_chinese_with_its_query_form_and_its_floor_on_its_own_scale(ws):
     from core.index.calibration import MINILM_BACKGROUND, background, model_floor
-    from core.index.embedder import E5_MODEL, in_process_embedder
+    from core.index.embedder import E5_MODEL
+    from core.index.embedders import in_process_embedder
 
     write(ws, "memory/2026-11-30.md", LOG)
     e5 = default_embedder(E5_MODEL)

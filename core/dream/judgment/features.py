@@ -49,7 +49,7 @@ class VectorStore:
         todo = list(dict.fromkeys(t for t in texts if text_key(t) not in self.vectors))
         if todo:
             if self.embed is None:
-                from core.index.embedder import in_process_embedder
+                from core.index.embedders import in_process_embedder
 
                 self.embed = in_process_embedder(self.model).embed_batch
             for start in range(0, len(todo), 256):
