@@ -90,6 +90,7 @@ class DreamSettings:
     relevance_days: float = 7.0         # proposed (held) as drops; 0 turns it off; "recent" = these days
     relevance_min_age_days: float = 30.0    # a bullet younger than this is never suggested: not stale yet
     relevance_max_suggestions: int = 5      # per dream, the least related first: a review stays short
+    max_new_facts: int = 20                 # new bullets proposed per dream, the best supported; the rest stay in the logs
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, replace
 
 _COMMENT = re.compile(r"\s*<!--(?P<body>.*?)-->\s*$")
 _ANY_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_BULLET = re.compile(r"^(?P<indent>\s*)(?P<mark>[-*+])\s+(?P<rest>.*)$")
+# A list item: "-", "*", "+" or a number ("1." / "1)"), as people write MEMORY.md.
+_BULLET = re.compile(r"^(?P<indent>\s*)(?P<mark>[-*+]|\d{1,4}[.)])\s+(?P<rest>.*)$")
 _SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 _RANGE = re.compile(r"^(?P<path>[^#]+)(?:#L(?P<start>\d+)(?:-L?(?P<end>\d+))?)?$")
 
@@ -59,7 +60,7 @@ class Bullet:
     flags: frozenset[str] = frozenset()
     line: int = 0                          # 1-based line in the file (0 when not from a file)
     indent: str = ""
-    mark: str = "-"
+    mark: str = "-"                        # "-", "*", "+", or "3." / "3)" in a numbered list
 
     @property
     def pinned(self) -> bool:

@@ -42,7 +42,7 @@ def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate
         cosine = score(fact.text, entry.text)
         shares = bool(names & (relations.anchors(entry.text) | relations.stems(entry.text)))
         if cosine >= FLOOR or shares:
-            scored.append((Candidate(entry.key, entry.text, cosine, pinned=not entry.editable), entry, shares))
+            scored.append((Candidate(entry.key, entry.text, cosine, pinned=entry.bullet.pinned), entry, shares))
     scored.sort(key=lambda item: -item[0].cosine)
     top = scored[:CANDIDATES]
     extra = [item for item in scored[CANDIDATES:] if item[2]][:3]
@@ -78,7 +78,8 @@ def apply_verdict(verdict: Verdict, memory: WorkingMemory, pool: list[tuple[Cand
             memory.update(target, add_sources=fact.sources, op="sources",
                           reason=f"the same fact appeared again in {origin} ({relation.reason}; {who})")
         else:
-            notes.append(f"{fact.sources[0]} repeats pinned bullet {target.bullet.id or target.key}")
+            what = "pinned" if target.bullet.pinned else "nested"
+            notes.append(f"{fact.sources[0]} repeats {what} bullet {target.bullet.id or target.key}")
         verdict.entry = target
         return
     if relation.kind == CONFLICT and target is not None:
@@ -87,7 +88,7 @@ def apply_verdict(verdict: Verdict, memory: WorkingMemory, pool: list[tuple[Cand
                                f"(\"{target.text}\"): {relation.reason}; the pin stays until a person decides",
                      "pinned": target.bullet.id or target.key})
         return
-    if relation.kind == UPDATE and target is not None and target.editable:
+    if relation.kind == UPDATE and target is not None and target.replaceable:
         old = target.text
         text = restate.current_statement(fact.text, old)
         valid_from = source_day(target.refs) or ""

@@ -4,7 +4,7 @@ A dream never writes MEMORY.md. It writes `<id>.json` here: the text it read (an
 hash), the new text, a unified diff, and the bullet-level changes with the sources of
 every added or changed bullet and the reason for every dropped one. Guards decide
 whether it is safe to apply without a person looking: pinned bullets intact, at most
-25% of the existing bullets dropped, every new bullet sourced, the budget kept.
+25% of the existing bullets dropped, every new bullet sourced, the budget not crossed.
 A proposal that fails one is `held`; a person can still accept it (all of it, or some
 sections or hunks) or reject it. Applying lives in apply.py.
 """
@@ -167,8 +167,10 @@ def guard_reasons(base_text: str, new_text: str, changes: list[Change], base_cou
     unsourced = [c.bullet_id for c in changes if c.kind != "drop" and "unsourced" in c.flags]
     if unsourced:
         reasons.append(f"{len(unsourced)} bullet(s) have no resolvable source: {', '.join(unsourced)}")
+    # Only a proposal that takes MEMORY.md over its budget is held for it; one already over is
+    # brought back by the condense proposal (core/dream/pipeline/condense.py), not by holding new facts.
     tokens = count_tokens(strip_comments(new_text))
-    if tokens > budget_tokens and tokens > count_tokens(strip_comments(base_text)):
+    if tokens > budget_tokens >= count_tokens(strip_comments(base_text)):
         reasons.append(f"MEMORY.md would be {tokens} tokens, over its {budget_tokens}-token budget")
     return reasons
 
