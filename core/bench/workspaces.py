@@ -117,7 +117,7 @@ def run_workspace(source: Path, llm) -> WorkspaceRun:
             summary = result.proposal.summary if result.proposal is not None else {}
             history = dream_history(ws, limit=1)      # every finished dream logs what it read
             run.logs = int(history[0].get("files_read") or 0) if history else 0
-            run.not_proposed = int(summary.get("not_proposed") or 0)
+            run.not_proposed = len(summary.get("not_proposed") or ())
             proposal = result.proposal
             if proposal is not None and proposal.is_open:
                 run.held = result.held

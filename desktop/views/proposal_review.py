@@ -21,6 +21,7 @@ from desktop.operations import Outcome
 from desktop.views.bars import MessageBar
 from desktop.views.change_list import ROLE, ChangeList, bullet_text, relation_label, skipped_label
 from desktop.views.diff_view import DiffView
+from desktop.views.held_confirm import confirm_held_apply
 from desktop.views.layout import splitter, title_label, titled_column
 
 
@@ -198,6 +199,8 @@ class ProposalReview(QWidget):
         if self.proposal is None:
             return None
         ws, pid, ids = self.controller.ws, self.proposal.id, tuple(change_ids)
+        if accept and not confirm_held_apply(self, self.proposal, ids):
+            return None
         self.changes.mark_pending(ids or [c.id for c in self.proposal.undecided()], accept)
 
         def job(_ctx):

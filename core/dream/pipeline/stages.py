@@ -273,8 +273,8 @@ def merge_near_duplicates(ctx: DreamContext) -> int:
     merged = 0
     for first, second, score in pairs:
         a, b = live[first], live[second]
-        if not (a.is_new or b.is_new):
-            continue          # two of the person's lines: only a condense proposal suggests merging them
+        if not (a.is_new or b.is_new) and not (a.bullet.sources and b.bullet.sources):
+            continue          # a line the person wrote (no provenance): only a condense proposal suggests it
         if a.dropped or b.dropped or (score < 0.9999 and contradicts(a.text, b.text)):
             continue
         keep, gone = _keeper(a, b)
@@ -347,10 +347,11 @@ def candidate_rank(ctx: DreamContext, entry: Entry) -> tuple:
 def limit_new_facts(ctx: DreamContext) -> None:
     """At most `dream.max_new_facts` new bullets per dream, the best supported (candidate_rank).
     The others are not proposed: they stay in the logs and in search, are listed in the proposal's
-    summary ("not_proposed") and in a note. Bullets that are part of a merge or a replacement are
-    always proposed: leaving them out would leave half of a change."""
+    summary ("not_proposed") and in a note. A new bullet grouped with a change to an existing one
+    (a merge) is always proposed: leaving it out would leave half of a change."""
     limit = max(0, ctx.settings.dream.max_new_facts)
-    new = [e for e in ctx.memory.live() if e.is_new and not e.group]
+    with_base = {e.group for e in ctx.memory.entries if e.group and not e.is_new}
+    new = [e for e in ctx.memory.live() if e.is_new and e.group not in with_base]
     if len(new) <= limit:
         return
     ranked = sorted(new, key=lambda e: candidate_rank(ctx, e))

@@ -152,6 +152,26 @@ def _section_at(lines: list[str], index: int) -> str:
     return ""
 
 
+def held_warning(proposal: Proposal, changes: list[Change]) -> str:
+    """One line saying why a held proposal waits and what applying `changes` of it would take out of
+    MEMORY.md: what a person is asked before a held proposal is applied on purpose."""
+    drops = [c for c in changes if c.kind == "drop"]
+    replaced = [c for c in changes if c.kind == "update" and c.op in ("replace", "update")]
+    taken = []
+    if drops:
+        shown = "; ".join(f"\"{_short(strip_comments(c.before))}\"" for c in drops[:3])
+        taken.append(f"it drops {len(drops)} line(s) ({shown}{'; ...' if len(drops) > 3 else ''})")
+    if replaced:
+        taken.append(f"it replaces {len(replaced)} line(s)")
+    what = ", ".join(taken) or "it drops nothing"
+    return f"proposal {proposal.id} is held for review ({'; '.join(proposal.hold_reasons) or 'held'}); {what}"
+
+
+def _short(text: str, width: int = 60) -> str:
+    text = " ".join(text.split()).lstrip("-*+ ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 # ----- guards ------------------------------------------------------------------------------------
 def guard_reasons(base_text: str, new_text: str, changes: list[Change], base_count: int, *,
                   max_drop_fraction: float, budget_tokens: int) -> list[str]:
