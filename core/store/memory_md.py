@@ -1,7 +1,11 @@
-"""The MEMORY.md format: `##` sections, one fact per bullet, provenance in a trailing comment.
+"""The MEMORY.md format: `##` sections, one fact per list item, provenance in a trailing comment.
 
     ## Preferences
     - Prefers tea over coffee <!-- id:m-3f2a src:memory/2026-11-30.md#L12-L14 pin -->
+
+A list item is any markdown list line: "-", "*", "+" or numbered ("1." / "1)"), at any
+indentation. Everything else in the file (tables, prose, code, front matter) is the
+person's and is never re-rendered.
 
 The comment carries `id:<id>`, any number of `src:<ref>` entries (a workspace path
 with an optional `#Lstart-Lend` line range, or `session:<id>#<message>`), and bare
