@@ -4,6 +4,8 @@ from __future__ import annotations
 import sys
 from core.stage_bar import StageBar
 
+SHOWN = 10          # not-proposed candidates listed by `proposals show`
+
 
 def register(sub) -> None:
     p = sub.add_parser("dream", help="consolidate new daily logs and sessions into a MEMORY.md proposal")
@@ -127,7 +129,7 @@ def cmd_proposals_list(args) -> int:
 
 
 def cmd_proposals_show(args) -> int:
-    from core.dream.review.proposals import load_proposal
+    from core.dream.review.proposals import load_proposal, not_proposed_line
 
     ws = _open(args.path)
     proposal = load_proposal(ws.paths, args.id)
@@ -139,6 +141,13 @@ def cmd_proposals_show(args) -> int:
         print(f"  read {len(summary.get('files_read', []))} of {summary.get('files_seen', 0)} daily logs, "
               f"{len(summary.get('sessions', []))} session(s); {summary.get('facts', 0)} facts, "
               f"{summary.get('new_facts', 0)} new")
+    left = not_proposed_line(summary)
+    if left:
+        print(f"  {left} (they stay in the logs and in search):")
+        for item in summary["not_proposed"][:SHOWN]:
+            print(f"    {item.get('fact', '')[:100]}  [{', '.join(item.get('sources') or [])[:60]}]")
+        if len(summary["not_proposed"]) > SHOWN:
+            print(f"    ... and {len(summary['not_proposed']) - SHOWN} more")
     print()
     sys.stdout.write(proposal.diff)
     print("\nchanges:")

@@ -123,6 +123,7 @@ class ProposalReview(QWidget):
     # ----- showing a proposal ------------------------------------------------------------------------
     def show_proposal(self, proposal) -> None:
         from core.dream import proposed_text
+        from core.dream.review.proposals import not_proposed_line
 
         self.proposal = proposal
         self.changes.show_proposal(proposal)
@@ -136,9 +137,10 @@ class ProposalReview(QWidget):
             return
         undecided = len(proposal.undecided())
         skipped = len(proposal.summary.get("skipped") or [])
+        left = not_proposed_line(proposal.summary)
         self.title.setText(f"Proposal {proposal.id} · {proposal.status} · {len(proposal.changes)} change(s), "
-                           f"{undecided} open · {skipped} not promoted · "
-                           f"created {proposal.created[:19].replace('T', ' ')}")
+                           f"{undecided} open · {skipped} not promoted · " + (f"{left} · " if left else "")
+                           + f"created {proposal.created[:19].replace('T', ' ')}")
         note, failed = model_line(proposal.summary)
         self.model_note.setText(("⚠ " if failed else "") + note)
         self.model_note.setStyleSheet("color: #b3261e; font-weight: 600" if failed else "")

@@ -77,7 +77,7 @@ def test_relevance_prune_can_be_turned_off_and_needs_recent_work(workspace):
     assert not [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance"]
 
 
-def test_the_prompts_state_the_character_budget_and_new_facts_are_ranked_and_capped(workspace):
+def test_the_prompts_state_the_character_budget_and_new_facts_are_ranked_and_capped(workspace, capsys):
     facts = [f"Service number {i} of the fleet runs on host rack-{i:03d} in the Porto data centre" for i in range(40)]
     write_log(workspace, "2026-12-01", facts[:20])
     write_log(workspace, "2026-12-05", facts[20:])
@@ -93,6 +93,13 @@ def test_the_prompts_state_the_character_budget_and_new_facts_are_ranked_and_cap
     left = result.proposal.summary["not_proposed"]
     assert len(left) == 25 and all(item["reason"].startswith("budget:") for item in left)
     assert any(note.startswith("25 more candidates, not proposed: budget") for note in result.notes)
+    from core.cli import main
+
+    capsys.readouterr()
+    assert main(["proposals", str(workspace.root), "show", result.proposal.id]) == 0
+    shown = capsys.readouterr().out
+    assert "25 more candidates, not proposed: budget (they stay in the logs and in search):" in shown
+    assert "... and 15 more" in shown and facts[0] in shown
 
 
 def test_the_time_gate_starts_at_the_first_open_and_asking_always_works(workspace):

@@ -152,6 +152,13 @@ def _section_at(lines: list[str], index: int) -> str:
     return ""
 
 
+def not_proposed_line(summary: dict) -> str:
+    """"12 more candidates, not proposed: budget" for a dream that found more new facts than
+    `dream.max_new_facts` ("" when it proposed them all)."""
+    left = summary.get("not_proposed") or []
+    return f"{len(left)} more candidates, not proposed: budget" if left else ""
+
+
 def held_warning(proposal: Proposal, changes: list[Change]) -> str:
     """One line saying why a held proposal waits and what applying `changes` of it would take out of
     MEMORY.md: what a person is asked before a held proposal is applied on purpose."""
