@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 def held_question(proposal, change_ids) -> str:
     """The question's text, or "" when the proposal is not held (nothing to ask)."""
-    from core.dream.review.proposals import HELD, held_warning
+    from core.dream import HELD, held_warning
 
     if proposal is None or proposal.status != HELD:
         return ""

@@ -123,7 +123,7 @@ class ProposalReview(QWidget):
     # ----- showing a proposal ------------------------------------------------------------------------
     def show_proposal(self, proposal) -> None:
         from core.dream import proposed_text
-        from core.dream.review.proposals import not_proposed_line
+        from core.dream import not_proposed_line
 
         self.proposal = proposal
         self.changes.show_proposal(proposal)
