@@ -103,6 +103,21 @@ def parse_bullet(line: str, line_no: int = 0) -> Bullet | None:
                   line=line_no, indent=match.group("indent"), mark=match.group("mark"))
 
 
+def fenced(lines: list[str]) -> set[int]:
+    """Indexes of the lines inside fenced code blocks (``` or ~~~), the fences included."""
+    inside, fence, found = False, "", set()
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not inside and stripped.startswith(("```", "~~~")):
+            inside, fence = True, stripped[:3]
+            found.add(index)
+        elif inside:
+            found.add(index)
+            if stripped.startswith(fence):
+                inside = False
+    return found
+
+
 @dataclass
 class Section:
     title: str                             # "" for the preamble before the first ## heading
@@ -112,7 +127,10 @@ class Section:
 
     def bullets(self) -> list[Bullet]:
         found = []
+        code = fenced(self.lines)
         for offset, raw in enumerate(self.lines):
+            if offset in code:
+                continue          # a list line inside a code block is code, not a fact
             bullet = parse_bullet(raw, self.first_line + offset)
             if bullet is not None:
                 found.append(bullet)

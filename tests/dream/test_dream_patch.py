@@ -135,3 +135,13 @@ def test_the_added_lines_of_a_1000_line_file_stay_within_the_per_dream_limit(wor
     assert len(adds) == 20 and len(result.proposal.summary["not_proposed"]) == 40
     assert not [c for c in result.proposal.changes if c.kind == "drop"]
     assert re.search(r"40 more candidates, not proposed: budget", " ".join(result.notes))
+
+
+def test_list_lines_inside_a_code_block_are_code_not_facts():
+    from core.store.memory_md import parse_document
+
+    text = "## Setup\n\n- Use the deploy script\n\n```\n1. ssh kestrel\n- not a fact\n```\n"
+    assert [b.text for b in parse_document(text).bullets()] == ["Use the deploy script"]
+    out = apply_changes(text, [_after("Setup", "Backups run at 01:00", "m-dd01")]).text
+    assert out.startswith("## Setup\n\n- Use the deploy script\n- Backups run at 01:00 <!-- id:m-dd01")
+    assert out.endswith("```\n1. ssh kestrel\n- not a fact\n```\n")

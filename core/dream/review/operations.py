@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field, replace
 
-from core.store.memory_md import Bullet, parse_bullet
+from core.store.memory_md import Bullet, fenced, parse_bullet
 
 _SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 KINDS = ("add", "update", "drop")
@@ -136,7 +136,8 @@ def list_place(lines: list[str], start: int, end: int) -> tuple[int, Bullet] | N
     """(insertion index, the list item the new one follows) for the last top-level list of lines
     start..end, or None when there is no list there. The item's nested lines and continuation
     lines stay with it."""
-    items = [(i, b) for i in range(start, end) if (b := parse_bullet(lines[i])) is not None]
+    code = {start + i for i in fenced(lines[start:end])}
+    items = [(i, b) for i in range(start, end) if i not in code and (b := parse_bullet(lines[i])) is not None]
     if not items:
         return None
     top = min(len(b.indent) for _i, b in items)
