@@ -10,6 +10,8 @@ find them.
 """
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 
 from core.dream.judgment import relations, restate
@@ -31,6 +33,13 @@ class Verdict:
     superseded: dict = field(default_factory=dict)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _linkable(text: str) -> frozenset[str]:
+    """A bullet's names and word stems, once per text: every fact of a dream is compared with every
+    bullet, and a busy workspace's first dream relates thousands of facts to thousands of bullets."""
+    return relations.anchors(text) | relations.stems(text)
+
+
 def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate, Entry]]:
     """Bullets to compare `fact` with: the best by cosine, plus any that share a rare name
     (a line in another language has a low cosine with its own English twin)."""
@@ -40,7 +49,7 @@ def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate
     scored = []
     for entry in live:
         cosine = score(fact.text, entry.text)
-        shares = bool(names & (relations.anchors(entry.text) | relations.stems(entry.text)))
+        shares = bool(names & _linkable(entry.text))
         if cosine >= FLOOR or shares:
             scored.append((Candidate(entry.key, entry.text, cosine, pinned=entry.bullet.pinned), entry, shares))
     scored.sort(key=lambda item: -item[0].cosine)
