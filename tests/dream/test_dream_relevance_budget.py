@@ -174,3 +174,21 @@ def test_relevance_prune_leaves_young_bullets_and_suggests_only_a_few_of_the_lea
     assert len(later) == 1
     assert {s["bullet_id"] for s in later[0].summary["suggestions"]} == {"m-a", "m-b", "m-c", "m-d", "m-e", "m-f",
                                                                          "m-g"} - set(ids)
+
+
+def test_candidates_said_on_more_days_rank_before_one_days_boilerplate():
+    from types import SimpleNamespace
+
+    from core.dream.pipeline.stages import candidate_rank
+    from core.dream.pipeline.working import WorkingMemory
+
+    memory = WorkingMemory("## Notes\n- Maya owns the planner\n")
+    pasted = memory.add("Notes", "user: Conversation info (untrusted metadata):",
+                        tuple(f"memory/2026-02-19-{hhmm}.md#L11" for hhmm in ("0327", "0349", "1146", "1151")))
+    repeated = memory.add("Notes", "Deploys go out from main on Tuesdays",
+                          ("memory/2026-02-17.md#L3", "memory/2026/2026-02-18-standup.md#L9"))
+    recent = memory.add("Notes", "Jonas covers on-call on weekends", ("memory/2026-02-20.md#L2",))
+    ctx = SimpleNamespace(kind_scores={}, memory=memory)
+    ranked = sorted([pasted, recent, repeated], key=lambda e: candidate_rank(ctx, e))
+    assert ranked == [repeated, recent, pasted]
+    assert pasted.day == "2026-02-19" and repeated.day == "2026-02-18"

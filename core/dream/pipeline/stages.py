@@ -24,7 +24,7 @@ from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rari
 from core.dream.judgment.similarity import Similarity
 from core.dream.review.sources import SourceResolver
 from core.dream.state import ConsolidationState, is_rejected
-from core.dream.pipeline.working import Entry, WorkingMemory
+from core.dream.pipeline.working import Entry, WorkingMemory, source_days
 from core.errors import ContextOverflowError, ModelCancelled, ModelError
 from core.secrets import redact
 from core.store.documents import Snapshot
@@ -337,11 +337,12 @@ def memory_chars(ctx: DreamContext) -> int:
 
 
 def candidate_rank(ctx: DreamContext, entry: Entry) -> tuple:
-    """How well a new bullet is supported, best first: more sources (said on more days), then the
-    more recent, then the kind judged with less doubt, then the order the logs gave."""
+    """How well a new bullet is supported, best first: said on more days (a line pasted into every
+    session transcript of one day is one day's boilerplate, not a fact said eight times), then the
+    more recent, then the kind judged with less doubt, then more sources, then the order the logs gave."""
     day = entry.day or "0000-00-00"
-    return (-len(entry.refs), tuple(-ord(ch) for ch in day), ctx.kind_scores.get(entry.text, 0.0),
-            ctx.memory.entries.index(entry))
+    return (-len(source_days(entry.refs)), tuple(-ord(ch) for ch in day), ctx.kind_scores.get(entry.text, 0.0),
+            -len(entry.refs), ctx.memory.entries.index(entry))
 
 
 def limit_new_facts(ctx: DreamContext) -> None:

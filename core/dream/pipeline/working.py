@@ -18,13 +18,19 @@ from core.dream.review.operations import Change, apply_changes
 from core.store.memory_md import Bullet, Source, bullet_id_for, parse_document, strip_comments
 from core.tokens import count_tokens
 
-_DATE_IN_REF = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
+# A daily log's date: memory/2026-02-03.md, hook-named memory/2026-02-03-slug.md or -0327.md, nested too.
+_DATE_IN_REF = re.compile(r"(?:^|/)(\d{4}-\d{2}-\d{2})(?:-[^/#]*)?\.md")
 MAX_SOURCES = 8
+
+
+def source_days(refs) -> set[str]:
+    """The dates of the daily logs among `refs`."""
+    return {m.group(1) for ref in refs for m in [_DATE_IN_REF.search(ref)] if m}
 
 
 def source_day(refs) -> str:
     """The newest date among daily-log refs ("" when none names a date)."""
-    days = [m.group(1) for ref in refs for m in [_DATE_IN_REF.search(ref)] if m]
+    days = source_days(refs)
     return max(days) if days else ""
 
 
