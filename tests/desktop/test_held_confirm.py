@@ -22,7 +22,7 @@ def held_review(qtbot, ws, make_controller):
     qtbot.addWidget(view)
     with qtbot.waitSignal(view.proposalsLoaded, timeout=10_000):
         pass
-    with qtbot.waitSignal(controller.dreamFinished, timeout=60_000):
+    with qtbot.waitSignal(controller.dreamFinished, timeout=120_000):
         view.dream_button.click()
     qtbot.waitUntil(lambda: view.review.proposal is not None, timeout=10_000)
     assert view.review.proposal.status == "held"
@@ -49,7 +49,7 @@ def test_saying_no_applies_nothing_and_yes_applies(qtbot, demo_workspace, make_c
     assert asked[0].endswith("Apply it anyway?")
 
     monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
-    with qtbot.waitSignal(view.review.decided, timeout=20_000):
+    with qtbot.waitSignal(view.review.decided, timeout=60_000):
         view.review.apply(all_changes=True)
     assert ws.read_memory().text != before and len(asked) == 2
     assert next(p for p in list_proposals(ws.paths) if p.id == proposal.id).status == "applied"

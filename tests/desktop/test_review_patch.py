@@ -22,7 +22,7 @@ def test_the_review_shows_the_persons_file_with_the_added_lines_marked(qtbot, wo
     qtbot.addWidget(view)
     with qtbot.waitSignal(view.proposalsLoaded, timeout=10_000):
         pass
-    with qtbot.waitSignal(controller.dreamFinished, timeout=60_000):
+    with qtbot.waitSignal(controller.dreamFinished, timeout=120_000):
         view.dream_button.click()
     qtbot.waitUntil(lambda: view.review.proposal is not None, timeout=10_000)
     alignment = view.review.diff.alignment
