@@ -43,6 +43,7 @@ TABS = {
                  ("dream", "relevance_days", "… recent work: the last (days)"),
                  ("dream", "relevance_min_age_days", "… only bullets older than (days)"),
                  ("dream", "relevance_max_suggestions", "… at most this many per dream"),
+                 ("dream", "max_new_facts", "New facts proposed per dream (at most)"),
                  ("retention", "archive_after_days", "Archive daily logs after (days)"),
                  ("retention", "prune_sessions_after_days", "Prune session logs after (days)")],
     "Search": [("search", "embedding_model", "Embedding model (empty: the bundled all-MiniLM-L6-v2)"),

@@ -3,7 +3,8 @@
 The protocol of a labelled case (see consolidation.py):
 1. copy only the case's MEMORY.md and memory/ into a new temporary workspace: the
    labels and the ideal result stay outside it, so the dream cannot see them;
-2. run one dream with the production code and its normal guards at the case's clock;
+2. run one dream with the production code and its normal guards at the case's clock (with no
+   per-dream limit on new facts: every labelled fact is judged);
 3. accept everything it proposes, held proposals included, through the same call a
    person's "Accept all" makes (`apply_proposal(..., reviewed=True)`);
 4. write the resulting MEMORY.md, comments included, where the scorer reads it.
@@ -26,6 +27,7 @@ from core.errors import CoreError
 
 # What a dream may see of a case; everything else in the case folder is for scoring only.
 SEEN = ("MEMORY.md", "memory")
+UNLIMITED = 1_000_000
 # A watermark copied along would make the dream skip logs it has never read.
 NOT_COPIED = (".consolidation_state",)
 
@@ -124,6 +126,10 @@ def _dream_and_accept(run: CaseRun, root: Path, llm, now: dt.datetime, progress:
     from core.workspace import Workspace
 
     ws = Workspace.open(root)
+    # A case is weeks of logs read by one dream, labelled fact by fact: the benchmark measures the
+    # judgment of every fact, so the per-dream limit on new facts (a volume policy for real
+    # workspaces, measured by `reverie bench workspaces`) does not apply here.
+    ws.settings = ws.settings.replace("dream", max_new_facts=UNLIMITED)
     try:
         on_event = (lambda event: progress(ws, event)) if progress is not None else None
         # apply=False whatever the settings say: the accept below is the person's path, held or not.

@@ -4,6 +4,8 @@ from __future__ import annotations
 import sys
 from core.stage_bar import StageBar
 
+SHOWN = 10          # not-proposed candidates listed by `proposals show`
+
 
 def register(sub) -> None:
     p = sub.add_parser("dream", help="consolidate new daily logs and sessions into a MEMORY.md proposal")
@@ -31,6 +33,8 @@ def register(sub) -> None:
         a.add_argument("--section", action="append", default=[], help=f"{verb} this section's changes (repeatable)")
         a.add_argument("--hunk", action="append", default=[], help=f"{verb} this hunk, e.g. h2 (repeatable)")
         a.add_argument("--change", action="append", default=[], help=f"{verb} this change, e.g. c3 (repeatable)")
+        if name == "apply":
+            a.add_argument("--force", action="store_true", help="apply a held proposal (one a guard held for review)")
         a.set_defaults(func=func)
 
     p = sub.add_parser("why", help="where a MEMORY.md fact came from")
@@ -125,7 +129,7 @@ def cmd_proposals_list(args) -> int:
 
 
 def cmd_proposals_show(args) -> int:
-    from core.dream.review.proposals import load_proposal
+    from core.dream.review.proposals import load_proposal, not_proposed_line
 
     ws = _open(args.path)
     proposal = load_proposal(ws.paths, args.id)
@@ -137,6 +141,13 @@ def cmd_proposals_show(args) -> int:
         print(f"  read {len(summary.get('files_read', []))} of {summary.get('files_seen', 0)} daily logs, "
               f"{len(summary.get('sessions', []))} session(s); {summary.get('facts', 0)} facts, "
               f"{summary.get('new_facts', 0)} new")
+    left = not_proposed_line(summary)
+    if left:
+        print(f"  {left} (they stay in the logs and in search):")
+        for item in summary["not_proposed"][:SHOWN]:
+            print(f"    {item.get('fact', '')[:100]}  [{', '.join(item.get('sources') or [])[:60]}]")
+        if len(summary["not_proposed"]) > SHOWN:
+            print(f"    ... and {len(summary['not_proposed']) - SHOWN} more")
     print()
     sys.stdout.write(proposal.diff)
     print("\nchanges:")
@@ -158,9 +169,16 @@ def _selection(args) -> dict:
 
 def cmd_proposals_apply(args) -> int:
     from core.dream.review.apply import apply_proposal
+    from core.dream.review.proposals import HELD, held_warning, load_proposal
     from core.dream.schedule.idle import record_person_writes
 
     ws = _open(args.path)
+    proposal = load_proposal(ws.paths, args.id)
+    if proposal.status == HELD and not args.force:
+        # A held proposal is applied only on purpose: say why it waits and what it would take out.
+        print(f"{held_warning(proposal, proposal.select(**_selection(args)))}; "
+              f"apply it anyway with --force", file=sys.stderr)
+        return 2
     result = apply_proposal(ws, args.id, reviewed=True, **_selection(args))
     record_person_writes(ws.paths, result.changes.paths)     # the person's accept: not agent activity
     how = {"append": " (rebased over an append)", "replay": " (rebased onto the current MEMORY.md)"}

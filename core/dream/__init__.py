@@ -6,6 +6,7 @@ The public API (what the CLI and the desktop app call, from any thread):
     list_proposals(paths), load_proposal(paths, id)              review
     apply_proposal(ws, id, sections=.., hunk_ids=.., change_ids=..), reject_proposal(ws, id, ...)
     proposed_text(proposal)                                      MEMORY.md as proposed, less what was rejected
+    held_warning(proposal, changes), not_proposed_line(summary)  what a review says before a held apply
     promote(ws, id, index)                                       add a fact the dream did not promote
     undo_last_accept(ws)                                         take the last accept back out; its changes re-open
     why(ws, bullet_id)                                           provenance
@@ -32,7 +33,7 @@ _EXPORTS = {
     "maintain": "maintenance", "MaintenanceReport": "maintenance",
     "IdleMonitor": "idle", "record_agent_turn": "idle", "record_person_writes": "idle", "SourceResolver": "sources",
     "run_dream_in_child": "isolated", "OPEN": "proposals", "PENDING": "proposals", "HELD": "proposals",
-    "APPLIED": "proposals", "REJECTED": "proposals",
+    "APPLIED": "proposals", "REJECTED": "proposals", "held_warning": "proposals", "not_proposed_line": "proposals",
     "load_state": "state", "note_new_material": "state", "record_session_ended": "state",
     "record_dream_finished": "state", "model_check_words": "model_check",
 }
@@ -42,9 +43,10 @@ _EXPORTS = {
 # watermark record every part reads) stays at the top of the package.
 _GROUP = {module: group for group, modules in {
     "pipeline": ("consolidator", "stages", "material", "session_facts", "prompts", "relevance", "working",
-                 "isolated", "judge"),
+                 "isolated", "judge", "condense"),
     "judgment": ("kinds", "relations", "restate", "sections", "similarity", "wording", "model_check"),
-    "review": ("proposals", "apply", "undo", "promotion", "operations", "provenance", "sources", "flush_trace"),
+    "review": ("proposals", "apply", "undo", "promotion", "operations", "provenance", "sources", "flush_trace",
+               "archive"),
     "schedule": ("gates", "idle", "maintenance"),
 }.items() for module in modules}
 

@@ -1,7 +1,11 @@
-"""The MEMORY.md format: `##` sections, one fact per bullet, provenance in a trailing comment.
+"""The MEMORY.md format: `##` sections, one fact per list item, provenance in a trailing comment.
 
     ## Preferences
     - Prefers tea over coffee <!-- id:m-3f2a src:memory/2026-11-30.md#L12-L14 pin -->
+
+A list item is any markdown list line: "-", "*", "+" or numbered ("1." / "1)"), at any
+indentation. Everything else in the file (tables, prose, code, front matter) is the
+person's and is never re-rendered.
 
 The comment carries `id:<id>`, any number of `src:<ref>` entries (a workspace path
 with an optional `#Lstart-Lend` line range, or `session:<id>#<message>`), and bare
@@ -17,7 +21,8 @@ from dataclasses import dataclass, field, replace
 
 _COMMENT = re.compile(r"\s*<!--(?P<body>.*?)-->\s*$")
 _ANY_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_BULLET = re.compile(r"^(?P<indent>\s*)(?P<mark>[-*+])\s+(?P<rest>.*)$")
+# A list item: "-", "*", "+" or a number ("1." / "1)"), as people write MEMORY.md.
+_BULLET = re.compile(r"^(?P<indent>\s*)(?P<mark>[-*+]|\d{1,4}[.)])\s+(?P<rest>.*)$")
 _SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 _RANGE = re.compile(r"^(?P<path>[^#]+)(?:#L(?P<start>\d+)(?:-L?(?P<end>\d+))?)?$")
 
@@ -59,7 +64,7 @@ class Bullet:
     flags: frozenset[str] = frozenset()
     line: int = 0                          # 1-based line in the file (0 when not from a file)
     indent: str = ""
-    mark: str = "-"
+    mark: str = "-"                        # "-", "*", "+", or "3." / "3)" in a numbered list
 
     @property
     def pinned(self) -> bool:
@@ -98,6 +103,21 @@ def parse_bullet(line: str, line_no: int = 0) -> Bullet | None:
                   line=line_no, indent=match.group("indent"), mark=match.group("mark"))
 
 
+def fenced(lines: list[str]) -> set[int]:
+    """Indexes of the lines inside fenced code blocks (``` or ~~~), the fences included."""
+    inside, fence, found = False, "", set()
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not inside and stripped.startswith(("```", "~~~")):
+            inside, fence = True, stripped[:3]
+            found.add(index)
+        elif inside:
+            found.add(index)
+            if stripped.startswith(fence):
+                inside = False
+    return found
+
+
 @dataclass
 class Section:
     title: str                             # "" for the preamble before the first ## heading
@@ -107,7 +127,10 @@ class Section:
 
     def bullets(self) -> list[Bullet]:
         found = []
+        code = fenced(self.lines)
         for offset, raw in enumerate(self.lines):
+            if offset in code:
+                continue          # a list line inside a code block is code, not a fact
             bullet = parse_bullet(raw, self.first_line + offset)
             if bullet is not None:
                 found.append(bullet)

@@ -30,7 +30,9 @@ class Alignment:
 
 
 def align(old: str, new: str) -> Alignment:
-    a, b = old.split("\n"), new.split("\n")
+    # Lines as the file holds them, less a CRLF file's "\r" (a pane would show it as a stray mark).
+    a = [line.removesuffix("\r") for line in old.split("\n")]
+    b = [line.removesuffix("\r") for line in new.split("\n")]
     left, right, lk, rk = [], [], [], []
     changed = 0
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():

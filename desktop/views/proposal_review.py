@@ -22,6 +22,7 @@ from desktop.operations import Outcome
 from desktop.views.bars import MessageBar
 from desktop.views.change_list import ROLE, ChangeList, bullet_text, relation_label, skipped_label
 from desktop.views.diff_view import DiffView
+from desktop.views.held_confirm import confirm_held_apply
 from desktop.views.layout import splitter, title_label, titled_column
 
 
@@ -132,6 +133,7 @@ class ProposalReview(QWidget):
     # ----- showing a proposal ------------------------------------------------------------------------
     def show_proposal(self, proposal) -> None:
         from core.dream import proposed_text
+        from core.dream import not_proposed_line
 
         self.proposal = proposal
         self.changes.show_proposal(proposal)
@@ -146,10 +148,12 @@ class ProposalReview(QWidget):
         undecided = len(proposal.undecided())
         skipped = [item for item in proposal.summary.get("skipped") or [] if isinstance(item, dict)]
         conflicts = sum(item.get("kind") == "conflict" for item in skipped)
+        left = not_proposed_line(proposal.summary)
         # The same counts as the list's groups: conflicts apart from the facts not promoted.
         self.title.setText(f"Proposal {proposal.id} · {proposal.status} · {len(proposal.changes)} change(s), "
                            f"{undecided} open · {len(skipped) - conflicts} not promoted"
                            + (f" · {conflicts} conflict(s)" if conflicts else "")
+                           + (f" · {left}" if left else "")
                            + f" · created {proposal.created[:19].replace('T', ' ')}")
         note, failed = model_line(proposal.summary)
         self.model_note.setText(("⚠ " if failed else "") + note)
@@ -211,6 +215,8 @@ class ProposalReview(QWidget):
         if self.proposal is None:
             return None
         ws, pid, ids = self.controller.ws, self.proposal.id, tuple(change_ids)
+        if accept and not confirm_held_apply(self, self.proposal, ids):
+            return None
         self.changes.mark_pending(ids or [c.id for c in self.proposal.undecided()], accept)
 
         def job(_ctx):

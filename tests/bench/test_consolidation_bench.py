@@ -174,11 +174,13 @@ def test_the_dream_workspace_holds_only_memory_md_and_the_logs(tmp_path):
 
 
 def test_a_held_proposal_is_accepted_too(tmp_path):
-    # A starting memory that says two things twice: the dream merges each pair, dropping 2 of
-    # 6 bullets (more than the quarter a dream may drop on its own), so a guard holds the proposal.
-    start = START.replace("- The staging cluster is called heron\n", "- The staging cluster is called heron\n" * 2)
-    start = start.replace("- Builds run on Buildkite, pipeline payments-main\n",
-                          "- Builds run on Buildkite, pipeline payments-main\n" * 2)
+    # A starting memory where earlier dreams wrote two things twice (lines with provenance): the
+    # dream merges each pair, dropping 2 of 6 bullets (more than the quarter a dream may drop on its
+    # own), so a guard holds the proposal. (Lines a person wrote are only merged by a condense proposal.)
+    heron = "- The staging cluster is called heron <!-- src:memory/2026-02-20.md#L3 -->\n"
+    builds = "- Builds run on Buildkite, pipeline payments-main <!-- src:memory/2026-02-21.md#L4 -->\n"
+    start = START.replace("- The staging cluster is called heron\n", heron * 2)
+    start = start.replace("- Builds run on Buildkite, pipeline payments-main\n", builds * 2)
     logs = {"2026-03-02": ["[09:05] The ledger service is called kestrel and is written in Go."]}
     case = write_case(tmp_path / "cases", "held", start=start, logs=logs, items=ITEMS[:1], keep=[])
     result = tmp_path / "out" / "MEMORY.md"

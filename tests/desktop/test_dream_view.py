@@ -138,8 +138,11 @@ def test_quit_during_a_dream_shuts_down_cleanly(qtbot, demo_workspace):
 
 def test_a_held_proposal_says_why(qtbot, demo_workspace, make_controller):
     ws = demo_workspace
-    # A budget far below what MEMORY.md needs: the dream's proposal breaks a guard and is held.
-    ws.settings = ws.settings.replace("memory", memory_md_tokens=300)
+    # A budget the dream's additions cross: its proposal breaks a guard and is held.
+    from core.store.memory_md import strip_comments
+    from core.tokens import count_tokens
+
+    ws.settings = ws.settings.replace("memory", memory_md_tokens=count_tokens(strip_comments(ws.read_memory().text)) + 1)
     controller = make_controller(ws, llm_factory=no_model)
     view = dream_view(qtbot, controller)
     dream(qtbot, view)

@@ -77,21 +77,29 @@ def test_relevance_prune_can_be_turned_off_and_needs_recent_work(workspace):
     assert not [p for p in list_proposals(workspace.paths) if p.summary.get("kind") == "relevance"]
 
 
-def test_the_prompts_state_the_character_budget_and_the_dream_cuts_to_it(workspace):
+def test_the_prompts_state_the_character_budget_and_new_facts_are_ranked_and_capped(workspace, capsys):
     facts = [f"Service number {i} of the fleet runs on host rack-{i:03d} in the Porto data centre" for i in range(40)]
     write_log(workspace, "2026-12-01", facts[:20])
     write_log(workspace, "2026-12-05", facts[20:])
     workspace.settings = workspace.settings.replace("memory", memory_md_chars_hint=2000)
+    workspace.settings = workspace.settings.replace("dream", max_new_facts=15)
     llm = ScriptedLLM(lambda messages: '{"ops": []}')
     result = run_dream(workspace, llm, now=NOW, apply=False)
     told = [m["content"] for call in llm.calls for m in call if m["role"] == "system"]
     assert told and all("MEMORY.md must stay under 2,000 characters" in text for text in told)
-    new_text = result.proposal.new_text
-    assert len(strip_comments(new_text)) <= 2000
-    cut = result.proposal.summary["budget_cut"]
-    assert 0 < len(cut) < 40 and set(cut) <= set(facts[:20])         # the oldest day's facts go first
-    assert all(text not in new_text for text in cut)
-    assert any(note.startswith(f"cut {len(cut)} bullet(s), the oldest") for note in result.notes)
+    added = [c for c in result.proposal.changes if c.kind == "add"]
+    assert len(added) == 15 and not [c for c in result.proposal.changes if c.kind == "drop"]
+    assert all(any(f in c.after for f in facts[20:]) for c in added), "the newest day's facts are proposed first"
+    left = result.proposal.summary["not_proposed"]
+    assert len(left) == 25 and all(item["reason"].startswith("budget:") for item in left)
+    assert any(note.startswith("25 more candidates, not proposed: budget") for note in result.notes)
+    from core.cli import main
+
+    capsys.readouterr()
+    assert main(["proposals", str(workspace.root), "show", result.proposal.id]) == 0
+    shown = capsys.readouterr().out
+    assert "25 more candidates, not proposed: budget (they stay in the logs and in search):" in shown
+    assert "... and 15 more" in shown and facts[0] in shown
 
 
 def test_the_time_gate_starts_at_the_first_open_and_asking_always_works(workspace):
@@ -166,3 +174,21 @@ def test_relevance_prune_leaves_young_bullets_and_suggests_only_a_few_of_the_lea
     assert len(later) == 1
     assert {s["bullet_id"] for s in later[0].summary["suggestions"]} == {"m-a", "m-b", "m-c", "m-d", "m-e", "m-f",
                                                                          "m-g"} - set(ids)
+
+
+def test_candidates_said_on_more_days_rank_before_one_days_boilerplate():
+    from types import SimpleNamespace
+
+    from core.dream.pipeline.stages import candidate_rank
+    from core.dream.pipeline.working import WorkingMemory
+
+    memory = WorkingMemory("## Notes\n- Maya owns the planner\n")
+    pasted = memory.add("Notes", "user: Conversation info (untrusted metadata):",
+                        tuple(f"memory/2026-02-19-{hhmm}.md#L11" for hhmm in ("0327", "0349", "1146", "1151")))
+    repeated = memory.add("Notes", "Deploys go out from main on Tuesdays",
+                          ("memory/2026-02-17.md#L3", "memory/2026/2026-02-18-standup.md#L9"))
+    recent = memory.add("Notes", "Jonas covers on-call on weekends", ("memory/2026-02-20.md#L2",))
+    ctx = SimpleNamespace(kind_scores={}, memory=memory)
+    ranked = sorted([pasted, recent, repeated], key=lambda e: candidate_rank(ctx, e))
+    assert ranked == [repeated, recent, pasted]
+    assert pasted.day == "2026-02-19" and repeated.day == "2026-02-18"

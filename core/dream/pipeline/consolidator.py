@@ -21,6 +21,7 @@ from typing import Callable, Iterator
 from core.cancel import CancelToken
 from core.dream.pipeline import stages
 from core.dream.review.apply import ApplyResult, apply_proposal
+from core.dream.pipeline.condense import condense_proposal
 from core.dream.pipeline.relevance import relevance_proposal
 from core.dream.review.proposals import HELD, PENDING, Proposal, guard_reasons, new_proposal_id, save_proposal
 from core.dream.judgment.similarity import Similarity, load_similarity
@@ -125,13 +126,19 @@ def _finish(ws, ctx: stages.DreamContext, moment: dt.datetime, dry_run: bool, ap
                "themes": ctx.themes, "bullets_before": memory.base_count, "bullets_after": len(memory.live()),
                "tokens_after": memory.tokens(), "notes": ctx.notes, "embedded": ctx.similarity.embedded,
                "skipped": ctx.skipped, "superseded": ctx.superseded, "relations": ctx.relations,
-               "budget_cut": ctx.budget_cut, "irrelevant": len(ctx.irrelevant),
+               "not_proposed": ctx.not_proposed, "irrelevant": len(ctx.irrelevant),
                "stats": {**ctx.stats.to_dict(), "seconds": round(time.perf_counter() - started, 3)}}
     if ctx.irrelevant and not dry_run:
         held = relevance_proposal(ctx.snapshot.text, ctx.snapshot.hash, ctx.irrelevant, moment)
         save_proposal(ws.paths, held)
         ctx.notes.append(f"relevance prune: proposal {held.id} suggests dropping {len(ctx.irrelevant)} bullet(s) "
                          f"unrelated to recent work; it is held until a person reviews it")
+    if ctx.condense and not dry_run:
+        condensed = condense_proposal(ctx.snapshot.text, ctx.snapshot.hash, ctx.condense, moment,
+                                      ws.settings.memory.memory_md_chars_hint)
+        save_proposal(ws.paths, condensed)
+        ctx.notes.append(f"condense: proposal {condensed.id} suggests {len(ctx.condense)} change(s) to bring "
+                         f"MEMORY.md back under its budget; it is held until a person reviews it")
     if not changes:
         reason = "nothing new to consolidate" if not material.facts else "the new facts are already in MEMORY.md"
         if not dry_run:

@@ -10,6 +10,8 @@ find them.
 """
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 
 from core.dream.judgment import relations, restate, word_relations
@@ -31,6 +33,13 @@ class Verdict:
     superseded: dict = field(default_factory=dict)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _linkable(text: str) -> frozenset[str]:
+    """A bullet's names and word stems, once per text: every fact of a dream is compared with every
+    bullet, and a busy workspace's first dream relates thousands of facts to thousands of bullets."""
+    return relations.anchors(text) | relations.stems(text)
+
+
 def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate, Entry]]:
     """Bullets to compare `fact` with: the best by cosine, plus any that share a rare name
     (a line in another language has a low cosine with its own English twin)."""
@@ -40,9 +49,9 @@ def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate
     scored = []
     for entry in live:
         cosine = score(fact.text, entry.text)
-        shares = bool(names & (relations.anchors(entry.text) | relations.stems(entry.text)))
+        shares = bool(names & _linkable(entry.text))
         if cosine >= FLOOR or shares:
-            scored.append((Candidate(entry.key, entry.text, cosine, pinned=not entry.editable), entry, shares))
+            scored.append((Candidate(entry.key, entry.text, cosine, pinned=entry.bullet.pinned), entry, shares))
     scored.sort(key=lambda item: -item[0].cosine)
     top = scored[:CANDIDATES]
     extra = [item for item in scored[CANDIDATES:] if item[2]][:3]
@@ -95,7 +104,8 @@ def apply_verdict(verdict: Verdict, memory: WorkingMemory, pool: list[tuple[Cand
             memory.update(target, add_sources=fact.sources, op="sources",
                           reason=f"the same fact appeared again in {origin} ({relation.reason}; {who})")
         else:
-            notes.append(f"{fact.sources[0]} repeats pinned bullet {target.bullet.id or target.key}")
+            what = "pinned" if target.bullet.pinned else "nested"
+            notes.append(f"{fact.sources[0]} repeats {what} bullet {target.bullet.id or target.key}")
         verdict.entry = target
         return
     if relation.kind == CONFLICT and target is not None:
@@ -104,7 +114,7 @@ def apply_verdict(verdict: Verdict, memory: WorkingMemory, pool: list[tuple[Cand
                                f"(\"{target.text}\"): {relation.reason}; the pin stays until a person decides",
                      "pinned": target.bullet.id or target.key})
         return
-    if relation.kind == UPDATE and target is not None and target.editable:
+    if relation.kind == UPDATE and target is not None and target.replaceable:
         old = target.text
         text = restate.current_statement(fact.text, old)
         valid_from = source_day(target.refs) or ""

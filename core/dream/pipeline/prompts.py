@@ -31,7 +31,8 @@ class ModelOp:
 
 @dataclass(frozen=True)
 class Budget:
-    """MEMORY.md's character budget (told to the model, kept by the Prune stage) and its size now."""
+    """MEMORY.md's character budget (told to the model; met by a per-dream limit on new facts and a
+    condense proposal, never by cutting the person's lines) and its size now."""
 
     limit: int
     used: int
@@ -40,7 +41,7 @@ class Budget:
         if not self.limit:
             return ""
         return (f"MEMORY.md must stay under {self.limit:,} characters (now {self.used:,}): prefer duplicate and "
-                f"update over new when a bullet already holds the fact; the oldest facts are cut to fit.")
+                f"update over new when a bullet already holds the fact; only the best-supported new facts are added.")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 
 from core.cancel import CancelToken
 from core.config import Settings
-from core.dream.pipeline import judge, prompts, relevance
+from core.dream.pipeline import condense, judge, prompts, relevance
 from core.dream.judgment import model_check
 from core.dream.judgment.kinds import classify_facts, classify_facts_both
 from core.dream.pipeline.material import Fact, Material, gather
@@ -26,7 +26,7 @@ from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rari
 from core.dream.judgment.similarity import Similarity
 from core.dream.review.sources import SourceResolver
 from core.dream.state import ConsolidationState, is_rejected
-from core.dream.pipeline.working import Entry, WorkingMemory
+from core.dream.pipeline.working import Entry, WorkingMemory, source_days
 from core.errors import ContextOverflowError, ModelCancelled, ModelError
 from core.secrets import redact
 from core.store.documents import Snapshot
@@ -91,7 +91,9 @@ class DreamContext:
     skipped: list[dict] = field(default_factory=list)   # facts not promoted (kind, why), conflicts with pins
     superseded: list[dict] = field(default_factory=list)  # old values an update replaced, with dates
     relations: dict[str, int] = field(default_factory=dict)
-    budget_cut: list[str] = field(default_factory=list)      # texts the budget pruned, oldest first
+    not_proposed: list[dict] = field(default_factory=list)   # new candidates over dream.max_new_facts
+    kind_scores: dict[str, float] = field(default_factory=dict)   # fact text -> its kind's score (doubt)
+    condense: list = field(default_factory=list)             # condense.Suggestion, when over budget
     irrelevant: list[dict] = field(default_factory=list)     # relevance-prune suggestions (core/dream/pipeline/relevance.py)
     _model_off: bool = False
 
@@ -176,6 +178,7 @@ def gather_stage(ctx: DreamContext) -> Progress:
     kinds = (classify_facts_both(texts) if _judgment(ctx) == "both"
              else classify_facts(texts, _learned(ctx)))      # the head runs once for all of them
     for number, (fact, kind) in enumerate(zip(facts, kinds), start=1):
+        ctx.kind_scores[fact.text] = kind.score
         if kind.promoted:
             ctx.prepared.append(Prepared(fact, [], ctx.resolver.all_resolve(fact.sources)))
         else:
@@ -302,6 +305,8 @@ def merge_near_duplicates(ctx: DreamContext) -> int:
     merged = 0
     for first, second, score in pairs:
         a, b = live[first], live[second]
+        if not (a.is_new or b.is_new) and not (a.bullet.sources and b.bullet.sources):
+            continue          # a line the person wrote (no provenance): only a condense proposal suggests it
         if a.dropped or b.dropped or (score < 0.9999 and contradicts(a.text, b.text, _learned(ctx))):
             continue
         keep, gone = _keeper(a, b)
@@ -320,16 +325,19 @@ def merge_near_duplicates(ctx: DreamContext) -> int:
 
 
 def _keeper(a: Entry, b: Entry) -> tuple[Entry, Entry]:
-    """Which of two duplicates stays: a pinned one, then the one with more sources, then the older."""
+    """Which of two duplicates stays: a read-only one, then the person's (one already in MEMORY.md),
+    then the one with more sources, then the older."""
     def rank(e: Entry):
-        return (not e.editable, len(e.refs), not e.is_new, -e.base_line if e.base_line else -10**9)
+        return (not e.editable, not e.is_new, len(e.refs), -e.base_line if e.base_line else -10**9)
     return (a, b) if rank(a) >= rank(b) else (b, a)
 
 
 # ----- Prune -------------------------------------------------------------------------------------
 def prune(ctx: DreamContext) -> Progress:
-    """Drop what is superseded or expired, then the oldest facts until the budget holds; then
-    suggest (never make) drops of bullets unrelated to recent work (core/dream/pipeline/relevance.py)."""
+    """Drop what is superseded or expired; propose at most `dream.max_new_facts` new bullets (the
+    rest stay in the logs and in search); when MEMORY.md ends up over its budget, suggest a separate
+    condense proposal (core/dream/pipeline/condense.py) instead of cutting what the person curated;
+    then suggest (never make) drops of bullets unrelated to recent work (core/dream/pipeline/relevance.py)."""
     today = ctx.now.date().isoformat()
     for entry in ctx.memory.live():
         if not entry.editable:
@@ -342,10 +350,12 @@ def prune(ctx: DreamContext) -> Progress:
         if expiry and expiry < today:
             ctx.memory.drop(entry, op="expired", reason=f"expired on {expiry}")
     yield 1, 3, "superseded and expired facts dropped"
-    enforce_budget(ctx)
+    limit_new_facts(ctx)
+    ctx.condense = condense.suggest(ctx)
     yield 2, 3, (f"MEMORY.md is {ctx.memory.tokens()} tokens, {memory_chars(ctx)} characters (budget "
                  f"{ctx.settings.memory.memory_md_tokens} tokens, {ctx.settings.memory.memory_md_chars_hint} characters)"
-                 + (f"; cut {len(ctx.budget_cut)} of the oldest bullets to fit" if ctx.budget_cut else ""))
+                 + (f"; {len(ctx.not_proposed)} more candidates, not proposed: budget" if ctx.not_proposed else "")
+                 + (f"; a condense proposal suggests {len(ctx.condense)} change(s)" if ctx.condense else ""))
     ctx.irrelevant = relevance.suggest_drops(ctx)
     yield 3, 3, (f"{len(ctx.irrelevant)} bullet(s) unrelated to recent work, proposed for review" if ctx.irrelevant
                  else "no bullet is unrelated to recent work")
@@ -358,44 +368,30 @@ def memory_chars(ctx: DreamContext) -> int:
     return len(strip_comments(ctx.memory.render()))
 
 
-def enforce_budget(ctx: DreamContext) -> None:
-    """Keep MEMORY.md under both budgets, the tokens (4,000) and the characters the prompts
-    name (16,000), by dropping the oldest facts; every cut is a drop with its reason, and a
-    note says what went."""
-    from core.store.memory_md import strip_comments
-    from core.tokens import count_tokens
+def candidate_rank(ctx: DreamContext, entry: Entry) -> tuple:
+    """How well a new bullet is supported, best first: said on more days (a line pasted into every
+    session transcript of one day is one day's boilerplate, not a fact said eight times), then the
+    more recent, then the kind judged with less doubt, then more sources, then the order the logs gave."""
+    day = entry.day or "0000-00-00"
+    return (-len(source_days(entry.refs)), tuple(-ord(ch) for ch in day), ctx.kind_scores.get(entry.text, 0.0),
+            -len(entry.refs), ctx.memory.entries.index(entry))
 
-    budget = ctx.settings.memory.memory_md_tokens
-    chars_budget = ctx.settings.memory.memory_md_chars_hint
-    tokens, chars = ctx.memory.tokens(), memory_chars(ctx)
 
-    def over() -> bool:
-        return tokens > budget or bool(chars_budget and chars > chars_budget)
-
-    if not over():
+def limit_new_facts(ctx: DreamContext) -> None:
+    """At most `dream.max_new_facts` new bullets per dream, the best supported (candidate_rank).
+    The others are not proposed: they stay in the logs and in search, are listed in the proposal's
+    summary ("not_proposed") and in a note. A new bullet grouped with a change to an existing one
+    (a merge) is always proposed: leaving it out would leave half of a change."""
+    limit = max(0, ctx.settings.dream.max_new_facts)
+    with_base = {e.group for e in ctx.memory.entries if e.group and not e.is_new}
+    new = [e for e in ctx.memory.live() if e.is_new and e.group not in with_base]
+    if len(new) <= limit:
         return
-    # Oldest first by the newest source date; bullets without dated sources (a person's own
-    # notes) and this dream's additions go last.
-    candidates = sorted((e for e in ctx.memory.live() if e.editable),
-                        key=lambda e: (e.is_new, e.day or "9999-99-99", e.base_line))
-    cut: list[str] = []
-    for entry in candidates:
-        if not over():
-            break
-        ctx.memory.drop(entry, op="budget", reason=f"MEMORY.md was over its budget ({budget} tokens, "
-                                                   f"{chars_budget} characters); this was among the oldest facts "
-                                                   f"({entry.day or 'undated'})")
-        cut.append(entry.text)
-        shown = strip_comments(entry.bullet.render())
-        tokens -= count_tokens(shown) + 1
-        chars -= len(shown) + 1
-        if not over():
-            tokens, chars = ctx.memory.tokens(), memory_chars(ctx)   # the estimate said done: confirm exactly
-    if cut:
-        listed = "; ".join(text[:80] for text in cut[:5]) + (f"; and {len(cut) - 5} more" if len(cut) > 5 else "")
-        ctx.notes.append(f"cut {len(cut)} bullet(s), the oldest, to keep MEMORY.md under its budget of "
-                         f"{chars_budget} characters and {budget} tokens: {listed}")
-        ctx.budget_cut.extend(cut)
-    if over():
-        ctx.hold_reasons.append(f"MEMORY.md stays over its budget ({budget} tokens, {chars_budget} characters) "
-                                f"even after pruning (pinned and read-only bullets are kept)")
+    ranked = sorted(new, key=lambda e: candidate_rank(ctx, e))
+    for entry in ranked[limit:]:
+        reason = (f"budget: at most {limit} new facts are proposed per dream (dream.max_new_facts); "
+                  f"this one stays in {', '.join(entry.refs[:2]) or 'the logs'} and in search")
+        ctx.memory.drop(entry, op="budget", reason=reason)
+        ctx.not_proposed.append({"fact": redact(entry.text), "sources": list(entry.refs), "reason": reason})
+    ctx.notes.append(f"{len(ctx.not_proposed)} more candidates, not proposed: budget (at most {limit} new facts "
+                     f"per dream; they stay in the logs and in search)")

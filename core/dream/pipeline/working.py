@@ -3,8 +3,11 @@
 Stages change entries (add, update, mark superseded, drop) and never touch text;
 `changes()` turns the net result into bullet-level Changes against the text the
 dream read, and `render()` applies them with the same code that applies a proposal.
-Pinned bullets, nested bullets and bullets with continuation lines are read-only:
-a dream keeps them byte-identical. Every drop carries a reason.
+Pinned bullets are read-only: a dream keeps them byte-identical. Nested bullets and
+bullets with nested or continuation lines are never dropped (their neighbours would lose
+their subject) but are facts like any other: a new fact can repeat one, or replace its
+line (the nested lines stay). List items of any style ("-", "*", "+", "1.") are bullets.
+Every drop carries a reason.
 """
 from __future__ import annotations
 
@@ -15,13 +18,19 @@ from core.dream.review.operations import Change, apply_changes
 from core.store.memory_md import Bullet, Source, bullet_id_for, parse_document, strip_comments
 from core.tokens import count_tokens
 
-_DATE_IN_REF = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
+# A daily log's date: memory/2026-02-03.md, hook-named memory/2026-02-03-slug.md or -0327.md, nested too.
+_DATE_IN_REF = re.compile(r"(?:^|/)(\d{4}-\d{2}-\d{2})(?:-[^/#]*)?\.md")
 MAX_SOURCES = 8
+
+
+def source_days(refs) -> set[str]:
+    """The dates of the daily logs among `refs`."""
+    return {m.group(1) for ref in refs for m in [_DATE_IN_REF.search(ref)] if m}
 
 
 def source_day(refs) -> str:
     """The newest date among daily-log refs ("" when none names a date)."""
-    days = [m.group(1) for ref in refs for m in [_DATE_IN_REF.search(ref)] if m]
+    days = source_days(refs)
     return max(days) if days else ""
 
 
@@ -32,7 +41,7 @@ class Entry:
     bullet: Bullet
     base_raw: str = ""            # the line as read ("" for a bullet this dream adds)
     base_line: int = 0
-    editable: bool = True
+    editable: bool = True         # may be dropped or merged away (not pinned, not nested, no nested lines)
     is_new: bool = False
     modified: bool = False
     dropped: bool = False
@@ -52,6 +61,11 @@ class Entry:
     @property
     def day(self) -> str:
         return source_day(self.refs)
+
+    @property
+    def replaceable(self) -> bool:
+        """A line a dream may rewrite in place (every bullet but a pinned one)."""
+        return not self.bullet.pinned
 
     @property
     def reason(self) -> str:
@@ -124,7 +138,7 @@ class WorkingMemory:
     def update(self, entry: Entry, *, text: str | None = None, add_sources: tuple[str, ...] = (),
                add_flags: tuple[str, ...] = (), op: str = "update", reason: str = "", group: str = "") -> bool:
         """Change a bullet's text, sources or flags. False when nothing would change."""
-        self._check(entry)
+        self._check(entry, dropping=False)
         bullet = entry.bullet
         refs = _cap(tuple(dict.fromkeys(tuple(s.ref for s in bullet.sources) + tuple(add_sources))))
         flags = frozenset(bullet.flags | set(add_flags))
@@ -153,8 +167,8 @@ class WorkingMemory:
         if group:
             entry.group = entry.group or group
 
-    def _check(self, entry: Entry) -> None:
-        if not entry.editable:
+    def _check(self, entry: Entry, dropping: bool = True) -> None:
+        if entry.bullet.pinned or (dropping and not entry.editable):
             why = "pinned" if entry.bullet.pinned else "nested or multi-line"
             raise ReadOnlyBullet(f"bullet {entry.key} is {why}; a dream keeps it as it is")
 

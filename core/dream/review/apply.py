@@ -20,15 +20,15 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from core.dream.review.archive import archive_sections
 from core.dream.review.operations import ApplyOutcome, Change, apply_changes, pins_kept
 from core.dream.review.proposals import APPLIED, HELD, OPEN, REJECTED, Proposal, load_proposal, save_proposal
 from core.dream.review.sources import SourceResolver
 from core.dream.state import record_rejected
 from core.errors import ConflictError, ProposalError
 from core.store.locks import locked
-from core.store.memory_md import parse_bullet, strip_comments
+from core.store.memory_md import parse_bullet
 from core.store.superseded import SupersededFact
-from core.tokens import count_tokens
 from core.types import Changes
 
 ATTEMPTS = 4
@@ -85,7 +85,6 @@ def apply_proposal(ws, proposal_id: str, *, change_ids=(), sections=(), hunk_ids
         selected = proposal.select(change_ids=change_ids, sections=sections, hunk_ids=hunk_ids)
         if not selected:
             raise ProposalError(f"nothing left to apply in proposal {proposal.id}")
-        budget = ws.settings.memory.memory_md_tokens
         for _attempt in range(ATTEMPTS):
             current = ws.read_memory()
             outcome, rebased = _target(proposal, selected, current.text)
@@ -101,10 +100,7 @@ def apply_proposal(ws, proposal_id: str, *, change_ids=(), sections=(), hunk_ids
             missing = pins_kept(current.text, outcome.text)
             if missing:
                 raise ProposalError(f"applying {proposal.id} would change {len(missing)} pinned bullet(s); refused")
-            tokens = count_tokens(strip_comments(outcome.text))
-            if tokens > budget and tokens > count_tokens(strip_comments(current.text)):
-                raise ProposalError(f"applying only these changes of {proposal.id} leaves MEMORY.md at {tokens} "
-                                    f"tokens, over its {budget}-token budget; accept the pruning changes too")
+            archive_sections(ws, proposal, selected, outcome)
             result = ApplyResult(proposal, applied=list(outcome.applied), already=list(outcome.already),
                                  rebased=rebased)
             if outcome.text != current.text:

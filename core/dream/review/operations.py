@@ -16,9 +16,9 @@ Lines no change names (everything a person or an agent wrote) pass through as th
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
-from core.store.memory_md import parse_bullet
+from core.store.memory_md import Bullet, fenced, parse_bullet
 
 _SECTION = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 KINDS = ("add", "update", "drop")
@@ -78,9 +78,10 @@ def _ids_in(lines: list[str]) -> dict[str, int]:
 
 
 def _find_line(lines: list[str], wanted: str, start_hint: int = 0) -> int | None:
-    """Index of a line equal to `wanted`, the one nearest `start_hint` when several are."""
-    if not wanted:
-        return None
+    """Index of a line equal to `wanted`, the one nearest `start_hint` when several are.
+    A blank line (a condense change moves a section's blank lines too) is only found where it was."""
+    if not wanted.strip():
+        return start_hint if 0 <= start_hint < len(lines) and lines[start_hint] == wanted else None
     hits = [i for i, line in enumerate(lines) if line == wanted]
     if not hits:
         return None
@@ -102,30 +103,88 @@ def _section_bounds(lines: list[str], title: str) -> tuple[int, int] | None:
     return (start, len(lines)) if start is not None else None
 
 
-def _insert_into_section(lines: list[str], title: str, line: str) -> None:
+def _insert_into_section(lines: list[str], title: str, line: str, eol: str = "") -> None:
+    """Add `line` to section `title` in the section's own list style: after the last item of its
+    (last) list, with that list's indentation and marker, a numbered list continuing its numbering.
+    A section without a list gets the line after its last text, a blank line between; a missing
+    section is appended at the end of the file."""
     bounds = _section_bounds(lines, title)
     if bounds is None:
         while lines and not lines[-1].strip():
             lines.pop()
         if lines:
-            lines.append("")
-        lines.extend([f"## {title}", line])
+            lines.append(eol)
+        lines.extend([f"## {title}{eol}", line + eol])
         return
     heading, end = bounds
+    place = list_place(lines, heading + 1, end)
+    if place is not None:
+        index, model = place
+        lines.insert(index, styled(line, model) + eol)
+        return
     last = heading
     for index in range(heading + 1, end):
         if lines[index].strip():
             last = index
-    lines.insert(last + 1, line)
+    if last > heading:
+        lines.insert(last + 1, eol)
+        last += 1
+    lines.insert(last + 1, line + eol)
+
+
+def list_place(lines: list[str], start: int, end: int) -> tuple[int, Bullet] | None:
+    """(insertion index, the list item the new one follows) for the last top-level list of lines
+    start..end, or None when there is no list there. The item's nested lines and continuation
+    lines stay with it."""
+    code = {start + i for i in fenced(lines[start:end])}
+    items = [(i, b) for i in range(start, end) if i not in code and (b := parse_bullet(lines[i])) is not None]
+    if not items:
+        return None
+    top = min(len(b.indent) for _i, b in items)
+    index, model = [(i, b) for i, b in items if len(b.indent) == top][-1]
+    after = index + 1
+    while after < end:
+        text = lines[after].rstrip("\r")
+        if not text.strip():
+            following = next((lines[j] for j in range(after + 1, end) if lines[j].strip()), "")
+            if following[:1].isspace() and len(following) - len(following.lstrip()) > top:
+                after += 1          # a blank line inside the item: its nested text goes on below
+                continue
+            break
+        indent = len(text) - len(text.lstrip())
+        bullet = parse_bullet(text)
+        if indent > top or (bullet is None and not _block_start(text)):
+            after += 1              # a nested line, or a lazy continuation of the item's text
+            continue
+        break
+    return after, model
+
+
+def _block_start(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped.startswith(("#", "|", "```", "~~~", ">", "<!--")) or not stripped
+
+
+def styled(line: str, model: Bullet) -> str:
+    """`line` (a "- text <!-- ... -->" bullet) with the marker and indentation of `model`."""
+    bullet = parse_bullet(line)
+    if bullet is None:
+        return line
+    mark = model.mark
+    if mark[:-1].isdigit():
+        mark = f"{int(mark[:-1]) + 1}{mark[-1]}"
+    return replace(bullet, indent=model.indent, mark=mark).render()
 
 
 def apply_changes(text: str, changes: list[Change]) -> ApplyOutcome:
     """Apply `changes` to `text`. Updates and drops go first (they find lines by content),
-    then adds in order, so bullets added to one section keep the order the dream gave them."""
+    then adds in order, so bullets added to one section keep the order the dream gave them.
+    A file with CRLF line endings keeps them on the lines a change writes."""
     trailing = text.endswith("\n")
     lines = text.split("\n")
     if trailing:
         lines.pop()
+    eol = "\r" if lines and sum(line.endswith("\r") for line in lines) * 2 > len(lines) else ""
     outcome = ApplyOutcome(text="")
     drop_marks: set[int] = set()
     for change in changes:
@@ -134,14 +193,14 @@ def apply_changes(text: str, changes: list[Change]) -> ApplyOutcome:
         index = _find_line(lines, change.before, change.base_line - 1)
         if index is not None and index not in drop_marks:
             if change.kind == "update":
-                lines[index] = change.after
+                lines[index] = change.after + ("\r" if lines[index].endswith("\r") and eol else "")
             else:
                 drop_marks.add(index)
             outcome.applied.append(change.id)
             continue
         ids = _ids_in(lines)
         if change.kind == "update":
-            if _find_line(lines, change.after) is not None:
+            if _find_line([line.rstrip("\r") for line in lines], change.after.rstrip("\r")) is not None:
                 outcome.already.append(change.id)
             else:
                 outcome.conflicts.append((change.id, f"bullet {change.bullet_id or change.before!r} was changed "
@@ -155,14 +214,14 @@ def apply_changes(text: str, changes: list[Change]) -> ApplyOutcome:
                 outcome.already.append(change.id)
     lines = [line for index, line in enumerate(lines) if index not in drop_marks]
     ids = set(_ids_in(lines))
-    present = set(lines)
+    present = {line.rstrip("\r") for line in lines}
     for change in changes:
         if change.kind != "add":
             continue
         if (change.bullet_id and change.bullet_id in ids) or change.after in present:
             outcome.already.append(change.id)
             continue
-        _insert_into_section(lines, change.section or "Learnings", change.after)
+        _insert_into_section(lines, change.section or "Learnings", change.after, eol)
         ids.add(change.bullet_id)
         present.add(change.after)
         outcome.applied.append(change.id)

@@ -4,7 +4,7 @@ A dream never writes MEMORY.md. It writes `<id>.json` here: the text it read (an
 hash), the new text, a unified diff, and the bullet-level changes with the sources of
 every added or changed bullet and the reason for every dropped one. Guards decide
 whether it is safe to apply without a person looking: pinned bullets intact, at most
-25% of the existing bullets dropped, every new bullet sourced, the budget kept.
+25% of the existing bullets dropped, every new bullet sourced, the budget not crossed.
 A proposal that fails one is `held`; a person can still accept it (all of it, or some
 sections or hunks) or reject it. Applying lives in apply.py.
 """
@@ -152,6 +152,33 @@ def _section_at(lines: list[str], index: int) -> str:
     return ""
 
 
+def not_proposed_line(summary: dict) -> str:
+    """"12 more candidates, not proposed: budget" for a dream that found more new facts than
+    `dream.max_new_facts` ("" when it proposed them all)."""
+    left = summary.get("not_proposed") or []
+    return f"{len(left)} more candidates, not proposed: budget" if left else ""
+
+
+def held_warning(proposal: Proposal, changes: list[Change]) -> str:
+    """One line saying why a held proposal waits and what applying `changes` of it would take out of
+    MEMORY.md: what a person is asked before a held proposal is applied on purpose."""
+    drops = [c for c in changes if c.kind == "drop"]
+    replaced = [c for c in changes if c.kind == "update" and c.op in ("replace", "update")]
+    taken = []
+    if drops:
+        shown = "; ".join(f"\"{_short(strip_comments(c.before))}\"" for c in drops[:3])
+        taken.append(f"it drops {len(drops)} line(s) ({shown}{'; ...' if len(drops) > 3 else ''})")
+    if replaced:
+        taken.append(f"it replaces {len(replaced)} line(s)")
+    what = ", ".join(taken) or "it drops nothing"
+    return f"proposal {proposal.id} is held for review ({'; '.join(proposal.hold_reasons) or 'held'}); {what}"
+
+
+def _short(text: str, width: int = 60) -> str:
+    text = " ".join(text.split()).lstrip("-*+ ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 # ----- guards ------------------------------------------------------------------------------------
 def guard_reasons(base_text: str, new_text: str, changes: list[Change], base_count: int, *,
                   max_drop_fraction: float, budget_tokens: int) -> list[str]:
@@ -167,8 +194,10 @@ def guard_reasons(base_text: str, new_text: str, changes: list[Change], base_cou
     unsourced = [c.bullet_id for c in changes if c.kind != "drop" and "unsourced" in c.flags]
     if unsourced:
         reasons.append(f"{len(unsourced)} bullet(s) have no resolvable source: {', '.join(unsourced)}")
+    # Only a proposal that takes MEMORY.md over its budget is held for it; one already over is
+    # brought back by the condense proposal (core/dream/pipeline/condense.py), not by holding new facts.
     tokens = count_tokens(strip_comments(new_text))
-    if tokens > budget_tokens and tokens > count_tokens(strip_comments(base_text)):
+    if tokens > budget_tokens >= count_tokens(strip_comments(base_text)):
         reasons.append(f"MEMORY.md would be {tokens} tokens, over its {budget_tokens}-token budget")
     return reasons
 
