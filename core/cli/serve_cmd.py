@@ -66,6 +66,11 @@ def cmd_serve(args) -> int:
         return open_client(model_settings(args, ws.settings.model))
 
     daemon = Daemon(ws, llm_factory=open_model, report=_say, idle_minutes=args.idle_minutes, cancel=cancel)
+    try:
+        daemon.refuse_a_second_serve()    # before the search server and its model start: nothing to stop
+    except Exception:
+        ws.close()
+        raise
     searches = _answer_searches(ws, cancel)
     try:
         return daemon.run(args.interval)

@@ -194,6 +194,14 @@ class Daemon:
         waiting = result.proposal is not None and result.applied is None
         self.report(f"dream: {result.status}: {result.reason}" + ("; waiting for review" if waiting else ""))
 
+    def refuse_a_second_serve(self) -> None:
+        """AlreadyServing when another `reverie serve` schedules this workspace (the app comes and goes,
+        so it is waited for; a second serve never would be)."""
+        pid, owner = lock_holder(scheduler_lock_path(self.ws.paths))
+        if owner == SERVE_OWNER:
+            raise AlreadyServing(f"`reverie serve` already runs for {self.ws.root} (pid {pid}); "
+                                 "stop it first, or let it do the work")
+
     # ----- the loop ----------------------------------------------------------------------------------
     def run(self, interval_s: float = 30.0) -> int:
         """Tick every `interval_s` while holding the scheduler lock, until `cancel` is cancelled. While the
@@ -206,10 +214,7 @@ class Daemon:
                     self.report(f"scheduling {self.ws.root} (idle after {self._idle_minutes():g} min)")
                     self._loop(interval_s)
                     break
-            pid, owner = lock_holder(scheduler_lock_path(self.ws.paths))
-            if owner == SERVE_OWNER:     # the app comes and goes (wait for it); a second serve never would
-                raise AlreadyServing(f"`reverie serve` already runs for {self.ws.root} (pid {pid}); "
-                                     "stop it first, or let it do the work")
+            self.refuse_a_second_serve()
             if not waiting_said:
                 self.report(f"another scheduler ({scheduler_holder(self.ws.paths) or 'the app'}) "
                             f"runs for this workspace; waiting until it lets go")

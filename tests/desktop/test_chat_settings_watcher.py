@@ -110,7 +110,7 @@ def test_settings_dialog_refuses_a_bad_model_and_keeps_the_file(qtbot, demo_work
             qtbot.waitUntil(lambda: handle.done, timeout=20_000)
         assert dialog.bar.kind == "error" and "Not saved" in dialog.bar.text, (backend, model)
         assert not ws.paths.config_toml.exists()
-    assert "not-a-model.gguf" in dialog.bar.text or "backend" in dialog.bar.text
+    assert "not-a-model.gguf" in dialog.bar.text or "Backend" in dialog.bar.text
 
 
 def test_watcher_debounces_a_burst_into_one_signal(qtbot, tmp_path):

@@ -118,7 +118,7 @@ def test_garbage_from_the_model_falls_back_to_deterministic_adds(golden):
 def test_a_failing_model_is_given_up_and_the_dream_still_finishes(golden):
     from core.errors import ModelWorkerCrashed
 
-    new_day(golden, [f"Fact number {n} about irrigation valves" for n in range(14)])
+    new_day(golden, [f"Irrigation valve {n} is in the north field" for n in range(14)])
 
     class Crashing(ScriptedLLM):
         def complete(self, messages, **kwargs):
@@ -168,11 +168,11 @@ def test_nothing_new_is_a_return_value_and_resets_the_gate(golden):
 
 
 def test_dry_run_writes_nothing(golden):
-    new_day(golden, ["A fact for the dry run"])
+    new_day(golden, ["The staging database runs on Postgres 16"])
     state_before = golden.paths.consolidation_state.read_bytes()
     memory_before = golden.read_memory().text
     result = run_dream(golden, ScriptedLLM(router(all_add)), now=NOW, dry_run=True)
-    assert result.status == "dry-run" and "A fact for the dry run" in result.proposal.new_text
+    assert result.status == "dry-run" and "The staging database runs on Postgres 16" in result.proposal.new_text
     assert list_proposals(golden.paths) == []
     assert golden.paths.consolidation_state.read_bytes() == state_before
     assert golden.read_memory().text == memory_before

@@ -97,8 +97,8 @@ def test_maintenance_archives_prunes_dreams_when_due_and_waits_for_idle(workspac
     now = dt.datetime(2027, 1, 15, 12, tzinfo=dt.timezone.utc)
     old_day = (now - dt.timedelta(days=91)).date().isoformat()
     keep_day = (now - dt.timedelta(days=89)).date().isoformat()
-    old_refs = write_log(workspace, old_day, ["An old fact from the autumn"])
-    write_log(workspace, keep_day, ["A fact from within the window"])
+    old_refs = write_log(workspace, old_day, ["Maya's sister Ana lives in Porto"])
+    write_log(workspace, keep_day, ["The office wifi network is called Orchard-5G"])
     _stamp(workspace, f"memory/{old_day}.md", now - dt.timedelta(days=91))
     _stamp(workspace, f"memory/{keep_day}.md", now - dt.timedelta(days=89))
     for sid, age in (("s-ancient", 181), ("s-recent", 30)):
@@ -126,7 +126,7 @@ def test_maintenance_archives_prunes_dreams_when_due_and_waits_for_idle(workspac
     tick = maintain(workspace, now=now + dt.timedelta(hours=6), llm_factory=factory)
     assert tick.ran and tick.dream is None and calls == [1], "the 24 h gate is still shut"
 
-    write_log(workspace, "2027-01-16", ["A new fact for the next dream"])
+    write_log(workspace, "2027-01-16", ["The boiler service is booked every October with Hughes Heating"])
     busy = maintain(workspace, now=now + dt.timedelta(hours=25), llm_factory=factory, idle=False)
     assert busy.dream is None and "active" in busy.notes[0] and calls == [1]
     idle = maintain(workspace, now=now + dt.timedelta(hours=31), llm_factory=factory, idle=True)
