@@ -5,9 +5,8 @@ from PySide6.QtWidgets import QMessageBox
 
 from core.dream.review.proposals import list_proposals
 from desktop.views import held_confirm
-from desktop.views.dream_view import DreamView
 
-from tests.support.blocking_llm import no_model
+from tests.support.blocking_llm import dream_in_view
 
 
 def held_review(qtbot, ws, make_controller):
@@ -17,14 +16,7 @@ def held_review(qtbot, ws, make_controller):
 
     budget = count_tokens(strip_comments(ws.read_memory().text)) + 1
     ws.settings = ws.settings.replace("memory", memory_md_tokens=budget)
-    controller = make_controller(ws, llm_factory=no_model)
-    view = DreamView(controller)
-    qtbot.addWidget(view)
-    with qtbot.waitSignal(view.proposalsLoaded, timeout=10_000):
-        pass
-    with qtbot.waitSignal(controller.dreamFinished, timeout=120_000):
-        view.dream_button.click()
-    qtbot.waitUntil(lambda: view.review.proposal is not None, timeout=10_000)
+    view = dream_in_view(qtbot, make_controller, ws)
     assert view.review.proposal.status == "held"
     return view
 

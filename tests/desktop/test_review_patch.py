@@ -3,9 +3,8 @@ the lines the dream adds marked, not a re-rendered file."""
 from __future__ import annotations
 
 from desktop.views.diff_view import ADDED, EQUAL
-from desktop.views.dream_view import DreamView
 
-from tests.support.blocking_llm import no_model
+from tests.support.blocking_llm import dream_in_view
 from tests.support.dreamkit import write_log
 
 PERSON = ("# Memory\r\n\r\n## Accounts\r\n\r\n| service | account |\r\n|---|---|\r\n| mail | ops@example.org |\r\n"
@@ -17,14 +16,7 @@ def test_the_review_shows_the_persons_file_with_the_added_lines_marked(qtbot, wo
     ws.paths.memory_md.write_bytes(PERSON.encode("utf-8"))
     write_log(ws, "2026-12-04", ["Jonas covers on-call for Orchard on weekends",
                                  "The billing service moved to the Frankfurt region"])
-    controller = make_controller(ws, llm_factory=no_model)
-    view = DreamView(controller)
-    qtbot.addWidget(view)
-    with qtbot.waitSignal(view.proposalsLoaded, timeout=10_000):
-        pass
-    with qtbot.waitSignal(controller.dreamFinished, timeout=120_000):
-        view.dream_button.click()
-    qtbot.waitUntil(lambda: view.review.proposal is not None, timeout=10_000)
+    view = dream_in_view(qtbot, make_controller, ws)
     alignment = view.review.diff.alignment
     person = PERSON.replace("\r\n", "\n").split("\n")
     assert [line for line, kind in zip(alignment.left, alignment.left_kinds) if kind == EQUAL] == person

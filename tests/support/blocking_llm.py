@@ -41,3 +41,18 @@ class BlockingLLM:
 
     def close(self) -> None:
         pass
+
+
+def dream_in_view(qtbot, make_controller, ws):
+    """A DreamView on `ws` (no model) after one dream asked for with its button; its proposal loaded."""
+    from desktop.views.dream_view import DreamView
+
+    controller = make_controller(ws, llm_factory=no_model)
+    view = DreamView(controller)
+    qtbot.addWidget(view)
+    with qtbot.waitSignal(view.proposalsLoaded, timeout=10_000):
+        pass
+    with qtbot.waitSignal(controller.dreamFinished, timeout=120_000):
+        view.dream_button.click()
+    qtbot.waitUntil(lambda: view.review.proposal is not None, timeout=10_000)
+    return view

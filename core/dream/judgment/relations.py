@@ -19,11 +19,11 @@ until the heads measure better on the consolidation cases) word_relations.py dec
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from core.dream.judgment import heads, signals, word_relations
 from core.dream.judgment.heads import FREE_CLASSES, allowed_classes
+from core.dream.judgment.word_relations import Candidate, Relation   # one shape for both judgments
 from core.dream.judgment.wording import Rarity, anchors, content, stem, stems
 
 NEW, DUPLICATE, UPDATE, CONFLICT = "new", "duplicate", "update", "conflict"
@@ -37,22 +37,6 @@ __all__ = ["NEW", "DUPLICATE", "UPDATE", "CONFLICT", "Candidate", "Relation", "R
            "contradicts", "anchors", "content", "stem", "stems"]
 
 
-@dataclass(frozen=True)
-class Candidate:
-    key: str
-    text: str
-    cosine: float
-    pinned: bool = False
-
-
-@dataclass(frozen=True)
-class Relation:
-    kind: str                    # new | duplicate | update | conflict
-    target: str = ""             # the candidate's key ("" for new)
-    reason: str = ""
-    cosine: float = 0.0
-    label: str = ""              # the corpus label behind it (refinement, agreement, ...)
-    probability: float = 0.0
 
 
 def restates_pin(fact: str, pin: str) -> bool:

@@ -72,6 +72,8 @@ class Relation:
     target: str = ""             # the candidate's key ("" for new)
     reason: str = ""
     cosine: float = 0.0
+    label: str = ""              # the corpus label behind a learned decision (refinement, agreement, ...)
+    probability: float = 0.0
 
 
 def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity) -> Relation:
