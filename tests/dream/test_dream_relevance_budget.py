@@ -179,7 +179,7 @@ def test_relevance_prune_leaves_young_bullets_and_suggests_only_a_few_of_the_lea
 def test_candidates_said_on_more_days_rank_before_one_days_boilerplate():
     from types import SimpleNamespace
 
-    from core.dream.pipeline.stages import candidate_rank
+    from core.dream.pipeline.budget import candidate_rank
     from core.dream.pipeline.working import WorkingMemory
 
     memory = WorkingMemory("## Notes\n- Maya owns the planner\n")

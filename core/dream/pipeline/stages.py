@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 from core.cancel import CancelToken
 from core.config import Settings
 from core.dream.pipeline import condense, judge, prompts, relevance
+from core.dream.pipeline.budget import addable, limit_new_facts, not_proposed
 from core.dream.judgment import model_check
 from core.dream.judgment.kinds import classify_facts, classify_facts_both
 from core.dream.pipeline.material import Fact, Material, gather
@@ -26,7 +27,7 @@ from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rari
 from core.dream.judgment.similarity import Similarity
 from core.dream.review.sources import SourceResolver
 from core.dream.state import ConsolidationState, is_rejected
-from core.dream.pipeline.working import Entry, WorkingMemory, source_days
+from core.dream.pipeline.working import Entry, WorkingMemory
 from core.errors import ContextOverflowError, ModelCancelled, ModelError
 from core.secrets import redact
 from core.store.documents import Snapshot
@@ -209,6 +210,7 @@ def consolidate(ctx: DreamContext) -> Progress:
     rarity = Rarity([e.text for e in ctx.memory.live()] + [item.fact.text for item in todo])
     counts = {NEW: 0, DUPLICATE: 0, UPDATE: 0, CONFLICT: 0}
     trust, learned = _model_trust(ctx), _learned(ctx)
+    may_add = addable(ctx, [item.fact for item in todo])
     for start in range(0, len(todo), BATCH):
         ctx.checkpoint()
         batch = todo[start:start + BATCH]
@@ -232,6 +234,10 @@ def consolidate(ctx: DreamContext) -> Progress:
                     ctx.stats.rejected_answers += 1
             elif ctx.llm is not None:
                 ctx.stats.fallbacks += 1
+            if verdict.relation.kind == NEW and id(item.fact) not in may_add:
+                not_proposed(ctx, item.fact.text, item.fact.sources)   # a long tail: never in the working memory
+                counts[NEW] += 1
+                continue
             judge.apply_verdict(verdict, ctx.memory, pool, item.sourced, ctx.notes, ctx.skipped)
             if verdict.superseded:
                 ctx.superseded.append(verdict.superseded)
@@ -366,32 +372,3 @@ def memory_chars(ctx: DreamContext) -> int:
     from core.store.memory_md import strip_comments
 
     return len(strip_comments(ctx.memory.render()))
-
-
-def candidate_rank(ctx: DreamContext, entry: Entry) -> tuple:
-    """How well a new bullet is supported, best first: said on more days (a line pasted into every
-    session transcript of one day is one day's boilerplate, not a fact said eight times), then the
-    more recent, then the kind judged with less doubt, then more sources, then the order the logs gave."""
-    day = entry.day or "0000-00-00"
-    return (-len(source_days(entry.refs)), tuple(-ord(ch) for ch in day), ctx.kind_scores.get(entry.text, 0.0),
-            -len(entry.refs), ctx.memory.entries.index(entry))
-
-
-def limit_new_facts(ctx: DreamContext) -> None:
-    """At most `dream.max_new_facts` new bullets per dream, the best supported (candidate_rank).
-    The others are not proposed: they stay in the logs and in search, are listed in the proposal's
-    summary ("not_proposed") and in a note. A new bullet grouped with a change to an existing one
-    (a merge) is always proposed: leaving it out would leave half of a change."""
-    limit = max(0, ctx.settings.dream.max_new_facts)
-    with_base = {e.group for e in ctx.memory.entries if e.group and not e.is_new}
-    new = [e for e in ctx.memory.live() if e.is_new and e.group not in with_base]
-    if len(new) <= limit:
-        return
-    ranked = sorted(new, key=lambda e: candidate_rank(ctx, e))
-    for entry in ranked[limit:]:
-        reason = (f"budget: at most {limit} new facts are proposed per dream (dream.max_new_facts); "
-                  f"this one stays in {', '.join(entry.refs[:2]) or 'the logs'} and in search")
-        ctx.memory.drop(entry, op="budget", reason=reason)
-        ctx.not_proposed.append({"fact": redact(entry.text), "sources": list(entry.refs), "reason": reason})
-    ctx.notes.append(f"{len(ctx.not_proposed)} more candidates, not proposed: budget (at most {limit} new facts "
-                     f"per dream; they stay in the logs and in search)")
