@@ -203,7 +203,13 @@ def dream_into_memory(workspace, llm, facts, progress=None) -> dict:
     from core.dream.review.apply import apply_proposal
     from core.dream.pipeline.consolidator import run_dream
 
+    from core.bench._consolidation_dream import UNLIMITED
+
     started = time.monotonic()
+    # One dream reads the whole long session: the benchmark measures whether the planted facts
+    # survive it, so the per-dream limit on new facts (a volume policy, `reverie bench workspaces`)
+    # does not apply, as in `reverie bench consolidation`.
+    workspace.settings = workspace.settings.replace("dream", max_new_facts=UNLIMITED)
     result = run_dream(workspace, llm, apply=False)
     proposal = result.proposal
     if proposal is not None and proposal.is_open:
