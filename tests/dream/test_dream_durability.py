@@ -120,9 +120,10 @@ AGENT = textwrap.dedent("""
 @pytest.mark.slow
 def test_agent_appends_during_dreams_and_applies_are_never_lost(workspace, tmp_path):
     golden_workspace(workspace)
-    # 600 bullets would pass the 4,000-token budget and the oldest would be pruned (with a
-    # recorded reason); this test is about concurrency, so give it room.
-    workspace.settings = workspace.settings.replace("memory", memory_md_tokens=20_000)
+    # 600 bullets would pass the 4,000-token budget, and 300 new facts the per-dream limit on new
+    # facts (the rest listed as not proposed); this test is about concurrency, so give it room.
+    workspace.settings = (workspace.settings.replace("memory", memory_md_tokens=20_000)
+                          .replace("dream", max_new_facts=1_000))
     count = 300
     script = tmp_path / "agent.py"
     script.write_text(AGENT.format(ws=str(workspace.root), count=count))
