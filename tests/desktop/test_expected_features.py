@@ -4,7 +4,7 @@ settings errors in the dialog's words, and a status bar that names the model jus
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
 from tests.support.blocking_llm import no_model
@@ -14,21 +14,13 @@ OPTIONS = {"schedule": False, "watch": False, "index": False, "llm_factory": no_
 
 
 @pytest.fixture
-def make_window(qtbot):
-    from desktop.main_window import MainWindow
-
-    made = []
-
+def make_window(window):
+    """Shown main windows with no model (conftest's `window`, which closes them at the end)."""
     def make():
-        win = MainWindow(QSettings(), controller_options=OPTIONS)
+        win = window(OPTIONS)
         win.show()
-        made.append(win)
         return win
-    yield make
-    for win in made:
-        discard_edits(win.views.values())
-        win.close()
-        win.deleteLater()
+    return make
 
 
 def test_a_new_workspace_from_the_welcome_page_has_the_full_layout(qtbot, tmp_path, make_window):
