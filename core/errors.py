@@ -73,8 +73,15 @@ class TruncatedReplyError(ModelError):
 
 
 class ReplyAtLimitError(TruncatedReplyError):
-    """The reply stopped at its token limit (finish_reason "length"): it ends mid-sentence, so a caller that
-    stores replies as whole (the flush) must not keep any of it."""
+    """The reply stopped at its token limit (finish_reason "length"): its last line ends mid-sentence.
+
+    Unlike a reply the server broke off, every line before the last one ended by itself: `whole_lines`
+    holds them, so a caller that writes line by line (the flush's bullets) keeps those and drops the cut one.
+    """
+
+    def __init__(self, message: str, *, whole_lines: str = ""):
+        super().__init__(message)
+        self.whole_lines = whole_lines
 
 
 class ModelWorkerCrashed(ModelError):

@@ -99,7 +99,8 @@ class ModelReply:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
-    cut: bool = False         # the reply was cut off mid-way (TruncatedReplyError): nothing may be kept
+    cut: bool = False         # the reply was cut off mid-way (TruncatedReplyError); `text` holds only the
+                              # lines that ended before a token-limit cut ("" when the server broke off)
 
     @property
     def ok(self) -> bool:
@@ -135,7 +136,7 @@ def ask(llm, messages: list[Message], *, max_tokens: int, json_schema: dict | No
     except (ModelCancelled, ContextOverflowError):
         raise
     except TruncatedReplyError as exc:
-        return ModelReply(error=f"model reply cut off: {exc}", cut=True)
+        return ModelReply(text=getattr(exc, "whole_lines", ""), error=f"model reply cut off: {exc}", cut=True)
     except ModelError as exc:
         return ModelReply(error=f"model failed: {exc}")
     except ValueError as exc:  # a client that could not decode the model's JSON

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import random
 import re
@@ -104,15 +105,28 @@ def test_sigkill_during_apply_leaves_old_or_new_memory_and_a_snapshot(workspace)
     assert load_proposal(workspace.paths, proposal.id).status == "applied"
 
 
+# Each daily fact names its own made-up things ("agent daily line Mebuve Murera Famigu"): a dream rightly
+# reads "line 1" after "line 0" as one subject with a new value (an update), and "line Qa" after
+# "line Qb" as one fact said twice, and which of those it sees depends on how the dreams fall.
+SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
+
+
+def fact_name(i: int) -> str:
+    """Three made-up names from a hash of i: no two facts share more than one of them."""
+    digest = hashlib.sha256(f"fact {i}".encode()).digest()
+    return " ".join("".join(SYLLABLES[b % 70] for b in digest[w * 3:w * 3 + 3]).capitalize() for w in range(3))
+
+
 AGENT = textwrap.dedent("""
     import sys, time, datetime
     from core.workspace import Workspace
     from core.store.atomic import append_durable
     ws = Workspace.open({ws!r})
+    names = {names!r}
     print("ready", flush=True)
     for i in range({count}):
         append_durable(ws.paths.memory_md, f"- agent memory line {{i}}\\n")
-        ws.append_daily(f"agent daily line {{i}}", day=datetime.date(2026, 11, 10))
+        ws.append_daily(f"agent daily line {{names[i]}}", day=datetime.date(2026, 11, 10))
         time.sleep(0.004)
 """)
 
@@ -126,7 +140,7 @@ def test_agent_appends_during_dreams_and_applies_are_never_lost(workspace, tmp_p
                           .replace("dream", max_new_facts=1_000))
     count = 300
     script = tmp_path / "agent.py"
-    script.write_text(AGENT.format(ws=str(workspace.root), count=count))
+    script.write_text(AGENT.format(ws=str(workspace.root), count=count, names=[fact_name(i) for i in range(count)]))
     agent = subprocess.Popen([sys.executable, str(script)], env=python_env(), stdout=subprocess.PIPE)
     assert agent.stdout.readline().strip() == b"ready"
     dreams = applied = 0
@@ -144,7 +158,7 @@ def test_agent_appends_during_dreams_and_applies_are_never_lost(workspace, tmp_p
     daily = (workspace.paths.memory_dir / "2026-11-10.md").read_text().split("\n")
     for i in range(count):
         assert f"- agent memory line {i}" in memory, f"MEMORY.md lost agent line {i}"
-        assert f"- agent daily line {i}" in daily, f"the daily log lost line {i}"
+        assert f"- agent daily line {fact_name(i)}" in daily, f"the daily log lost line {i}"
     assert dreams >= 2 and applied >= 1, (dreams, applied)
     # a last dream picks up the daily lines the agent wrote after the previous one
     final = run_dream(workspace, ScriptedLLM(router(all_add)), now=moment + dt.timedelta(hours=1))
@@ -152,4 +166,4 @@ def test_agent_appends_during_dreams_and_applies_are_never_lost(workspace, tmp_p
         apply_proposal(workspace, final.proposal.id)
     text = workspace.read_memory().text
     for i in range(count):
-        assert f"agent daily line {i} <!-- id:" in text, f"daily fact {i} never reached MEMORY.md"
+        assert f"agent daily line {fact_name(i)} <!-- id:" in text, f"daily fact {i} never reached MEMORY.md"

@@ -39,9 +39,6 @@ def test_lines_lead_to_the_flush_and_its_messages_even_after_archiving(workspace
     assert trace_lines(workspace, "memory/2026-11-30.md", [1])[0].messages == ()
 
 
-@pytest.mark.xfail(strict=False, reason="known regression of 2026-12-07: SmolLM2's flush reply often reaches "
-                   "max_tokens, and a cut reply now writes nothing (issue 28 item 5); the flush must stop at "
-                   "whole bullets or get a larger token budget")
 @pytest.mark.slow
 def test_why_reaches_the_session_message_behind_a_bullet_a_real_flush_wrote(tmp_path):
     env = python_env()

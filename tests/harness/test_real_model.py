@@ -121,9 +121,6 @@ def test_overflow_against_the_real_engine_compacts_and_retries_exactly_once(work
     assert out.value.text is not None and recovery.recoveries == 1
 
 
-@pytest.mark.xfail(strict=False, reason="known regression of 2026-12-07: SmolLM2's flush reply often reaches "
-                   "max_tokens, and a cut reply now writes nothing (issue 28 item 5); the flush must stop at "
-                   "whole bullets or get a larger token budget")
 def test_a_real_flush_is_recorded_and_runs_once(workspace, llm):
     settings = small_settings()
     messages, _ = build_conversation(24, 6, big_results=0, seed=5)

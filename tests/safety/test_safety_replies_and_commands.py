@@ -66,6 +66,13 @@ class _Server(http.server.BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(_chunk("- The staging cluster runs in Frankf") + _chunk("", "length") + b"data: [DONE]\n\n")
+        elif self.script == "length-after-a-bullet":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(_chunk("- The staging cluster runs in Frankfurt.\n") + _chunk("- The staging cluster ha")
+                             + _chunk("", "length") + b"data: [DONE]\n\n")
         elif self.script == "short-body":
             body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": "- The staging"},
                                             "finish_reason": "stop"}]}).encode()
@@ -104,6 +111,17 @@ def test_a_cut_reply_writes_nothing_and_records_the_flush_failed_with_the_reason
     assert ("token(s)" in result.error and "length" in result.error) if script == "length" else "broke off" in result.error
     assert not workspace.paths.daily_log(dt.date.today()).exists()          # "...in Frankf" stored nowhere
     assert workspace.flush_records().objects[-1]["outcome"] == "failed"
+
+
+def test_a_reply_cut_at_its_limit_keeps_the_bullets_before_the_cut_and_never_the_cut_line(workspace, server,
+                                                                                          monkeypatch):
+    monkeypatch.setattr(_Server, "script", "length-after-a-bullet")
+    result = Flusher(workspace, _client(server)).flush(CONVERSATION, session_id="s1")
+    assert result.outcome == "written", result
+    assert result.bullets == ["The staging cluster runs in Frankfurt."]
+    assert "1 whole line(s) before the cut" in result.error          # the cut is said, not hidden
+    log = workspace.paths.daily_log(dt.date.today()).read_text(encoding="utf-8")
+    assert "runs in Frankfurt." in log and "cluster ha" not in log
 
 
 @pytest.mark.parametrize("script", ["short-body", "chunk-cut"])
