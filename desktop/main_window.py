@@ -17,11 +17,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox,
-                               QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from core.errors import CoreError
 from core.types import kind_of
+from desktop.chat_dock import ChatDock
+from desktop.edit_commands import EditCommands
 from desktop.menus import build_menus
 from desktop.sidebar import Sidebar, scan
 from desktop.status_bar import StatusBar
@@ -33,10 +34,9 @@ START_AFTER_MS = 1500      # the background machinery starts by then even if the
 START_AFTER_LOAD_MS = 250  # ... and this long after it loaded: its first paint and the sidebar's come first
 QUIT_JOBS_WAIT_S = 1.0     # quitting: how long the controller waits for its cancelled jobs
 SIDEBAR_MIN_WIDTH = 160    # the file names stay readable; the splitter does not squash it below this
-CHAT_MIN_WIDTH = 220       # the chat dock's narrowest: the input keeps room to type in
 
 
-class MainWindow(QMainWindow):
+class MainWindow(EditCommands, QMainWindow):
     workspaceOpened = Signal(object)      # the controller
 
     def __init__(self, qsettings: QSettings | None = None, controller_options: dict | None = None):
@@ -71,12 +71,9 @@ class MainWindow(QMainWindow):
         self.splitter.setCollapsible(0, False)
         self.splitter.setSizes([280, 1000])
         self.setCentralWidget(self.splitter)
-        self.chat_dock = QDockWidget("Chat with the agent", self)
-        self.chat_dock.setObjectName("chatDock")
+        self.chat_dock = ChatDock(self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.chat_dock)
-        self.chat_dock.setWidget(self._chat_placeholder())
         self.chat_dock.hide()
-        self.chat = None
         self.status = StatusBar()
         self.setStatusBar(self.status)
         self._sidebar_timer = QTimer(self)
@@ -86,15 +83,12 @@ class MainWindow(QMainWindow):
         self.navigator = build_menus(self)     # and Back/Forward, theme, Help, tabs kept per workspace
         self._restore_state()
 
-    # ----- building -------------------------------------------------------------------------------
-    def _chat_placeholder(self) -> QWidget:
-        """What the chat dock shows with no workspace open (a dock restored from the last run included)."""
-        label = QLabel("Open a workspace to chat with its agent.")
-        label.setWordWrap(True)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        label.setMinimumWidth(CHAT_MIN_WIDTH)
-        return label
+    @property
+    def chat(self):
+        """The chat panel, once the chat was shown for the open workspace; None before and after."""
+        return self.chat_dock.panel
 
+    # ----- building -------------------------------------------------------------------------------
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
@@ -201,7 +195,7 @@ class MainWindow(QMainWindow):
         self.navigator.restore_tabs(str(ws.root))     # and the tabs it had open last time
         gc.freeze()               # what the workspace and its views hold now lives on: keep it out of later scans
         if self.chat_dock.isVisible():
-            self._make_chat()          # a dock restored open from the last run shows the chat, not a blank
+            self.chat_dock.ensure_panel(controller)   # a dock restored open from the last run shows the chat
         self.workspaceOpened.emit(controller)
         return True
 
@@ -241,18 +235,14 @@ class MainWindow(QMainWindow):
             # Waiting for a job to reach its next cancellation point (a model load cannot be
             # interrupted) should not look like a frozen window.
             self.hide()
-        if self.chat is not None:
-            self.chat.finish_session()     # its flush and summary, as a session end would write them
+        self.chat_dock.finish_session()     # its flush and summary, as a session end would write them
         controller, self.controller = self.controller, None
         while self.tabs.count():
             widget = self.tabs.widget(0)
             self.tabs.removeTab(0)
             widget.deleteLater()
         self.views.clear()
-        if self.chat is not None:
-            self.chat_dock.setWidget(self._chat_placeholder())
-            self.chat.deleteLater()
-            self.chat = None
+        self.chat_dock.drop_panel()
         # Quitting waits about a second for cancelled jobs (a model stops at its next token); the whole
         # quit stays within 2 s, and no job is left to write after the window is gone (stop_all below).
         controller.shutdown(QUIT_JOBS_WAIT_S, quitting=True) if quitting else controller.shutdown()
@@ -373,9 +363,6 @@ class MainWindow(QMainWindow):
         return controller.submit(lambda ctx: choices_for(controller.ws), name="quick open", on_finished=show,
                                  on_failed=lambda exc: self.status.showMessage(f"Quick open: {exc}", 8000))
 
-    def current_view(self) -> QWidget | None:
-        return self.tabs.currentWidget()
-
     def show_search(self):
         view = self._view("search", "Search", lambda: self._make("search", ""))
         if view is not None:
@@ -383,23 +370,7 @@ class MainWindow(QMainWindow):
         return view
 
     def toggle_chat(self) -> None:
-        if self.controller is None:
-            return
-        self._make_chat()
-        self.chat_dock.setVisible(not self.chat_dock.isVisible())
-        if self.chat is not None and self.chat_dock.isVisible():
-            self.chat.input.setFocus()          # Ctrl+Shift+C, then type the question
-
-    def _make_chat(self) -> None:
-        if self.chat is None and self.controller is not None:
-            from desktop.views.chat_panel import ChatPanel
-
-            self.chat = ChatPanel(self.controller)
-            self.chat.setMinimumWidth(CHAT_MIN_WIDTH)
-            old = self.chat_dock.widget()
-            self.chat_dock.setWidget(self.chat)
-            if old is not None:
-                old.deleteLater()
+        self.chat_dock.toggle(self.controller)
 
     def dream_now(self) -> None:
         if self.controller is not None:
@@ -412,35 +383,6 @@ class MainWindow(QMainWindow):
         from desktop.settings_dialog import SettingsDialog
 
         SettingsDialog(self.controller, self).open()
-
-    # ----- editing commands --------------------------------------------------------------------------------
-    def _edit_target(self) -> QWidget | None:
-        """The editor the editing commands act on: the current view, or the JSON editor inside it."""
-        view = self.current_view()
-        return getattr(view, "json_editor", None) or view
-
-    def save_current(self) -> None:
-        target = self._edit_target()
-        if target is not None and hasattr(target, "save"):
-            target.save()
-
-    def undo(self) -> None:
-        """Undo typing in the focused text; with nothing to undo there, the last saved change of the file."""
-        focus = QApplication.focusWidget()
-        if isinstance(focus, QPlainTextEdit) and not focus.isReadOnly() and focus.document().isUndoAvailable():
-            focus.undo()
-            return
-        self.undo_saved_change()
-
-    def undo_saved_change(self) -> None:
-        target = self._edit_target()
-        if target is not None and hasattr(target, "undo_last_change"):
-            target.undo_last_change()
-
-    def show_history(self) -> None:
-        target = self._edit_target()
-        if target is not None and hasattr(target, "show_history"):
-            target.show_history()
 
     # ----- fan-out of changes --------------------------------------------------------------------------------
     def _on_changes(self, changes) -> None:
