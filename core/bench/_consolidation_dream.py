@@ -95,7 +95,7 @@ def listing(root: Path) -> list[str]:
 
 
 def dream_case(case_dir: Path, result_path: Path, llm, now: dt.datetime, *,
-               progress: Callable | None = None) -> CaseRun:
+               progress: Callable | None = None, judgment: str | None = None) -> CaseRun:
     """Run the protocol on one case; the result MEMORY.md is always written to `result_path`.
     `progress(ws, event)` sees every DreamEvent together with the dream's workspace."""
     case_dir = Path(case_dir)
@@ -106,7 +106,7 @@ def dream_case(case_dir: Path, result_path: Path, llm, now: dt.datetime, *,
         with tempfile.TemporaryDirectory(prefix="reverie-consolidation-") as tmp:
             root = Path(tmp) / case_dir.name
             run.workspace_files = copy_workspace(case_dir, root)
-            _dream_and_accept(run, root, llm, now, progress)
+            _dream_and_accept(run, root, llm, now, progress, judgment)
             # Byte for byte: comments (ids, sources, pins) are part of the result.
             shutil.copyfile(root / "MEMORY.md", result_path)
         run.ok = True
@@ -119,7 +119,8 @@ def dream_case(case_dir: Path, result_path: Path, llm, now: dt.datetime, *,
     return run
 
 
-def _dream_and_accept(run: CaseRun, root: Path, llm, now: dt.datetime, progress: Callable | None) -> None:
+def _dream_and_accept(run: CaseRun, root: Path, llm, now: dt.datetime, progress: Callable | None,
+                      judgment: str | None = None) -> None:
     from core.dream.review.apply import apply_proposal
     from core.dream.pipeline.consolidator import run_dream
     from core.errors import ProposalError
@@ -130,6 +131,8 @@ def _dream_and_accept(run: CaseRun, root: Path, llm, now: dt.datetime, progress:
     # judgment of every fact, so the per-dream limit on new facts (a volume policy for real
     # workspaces, measured by `reverie bench workspaces`) does not apply here.
     ws.settings = ws.settings.replace("dream", max_new_facts=UNLIMITED)
+    if judgment:
+        ws.settings = ws.settings.replace("dream", judgment=judgment)
     try:
         on_event = (lambda event: progress(ws, event)) if progress is not None else None
         # apply=False whatever the settings say: the accept below is the person's path, held or not.

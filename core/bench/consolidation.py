@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -40,6 +41,8 @@ def register(sub) -> None:
     p.add_argument("--score-only", action="store_true", help="score the results already in --out; do not dream")
     p.add_argument("--no-model", action="store_true", help="decide every operation without a model")
     p.add_argument("-v", "--verbose", action="store_true", help="list every failed item on stderr")
+    p.add_argument("--judgment", choices=("rules", "learned", "both"),
+                   help="the dream's judgment for every case (default: the setting dream.judgment)")
     add_model_arguments(p)   # --model, or --backend openai --base-url ... for a server the person runs
     p.set_defaults(func=cmd_bench_consolidation)
 
@@ -91,7 +94,7 @@ def check_embeddings() -> str:
         return "none (word similarity)"
 
 
-def dream_all(cases: dict[Path, dict], results: Path, llm) -> dict[str, dict]:
+def dream_all(cases: dict[Path, dict], results: Path, llm, judgment: str | None = None) -> dict[str, dict]:
     """Run the protocol on every case; the dream report of each, by case name."""
     from core.bench._consolidation_dream import CaseRun, case_clock, dream_case
     from core.stage_bar import StageBar
@@ -112,7 +115,7 @@ def dream_all(cases: dict[Path, dict], results: Path, llm) -> dict[str, dict]:
             target.write_bytes((case_dir / "MEMORY.md").read_bytes())
         else:
             say(f"case {name} ({number}/{len(cases)}): dreaming at {now.isoformat()}")
-            run = dream_case(case_dir, target, llm, now, progress=lambda _ws, event: bar(event))
+            run = dream_case(case_dir, target, llm, now, progress=lambda _ws, event: bar(event), judgment=judgment)
         say(f"case {name}: {run.describe()}")
         runs[name] = run.to_dict()
     return runs
@@ -162,6 +165,14 @@ def figures(score) -> dict:
     return {"figures": values, "counts": {k: list(v) if isinstance(v, tuple) else v for k, v in score.counts.items()}}
 
 
+def _judgment(args) -> str:
+    """The judgment the dreams ran with: REVERIE_DREAM_JUDGMENT wins in the dream, then --judgment, then
+    the setting."""
+    from core.config import Settings
+
+    return os.environ.get("REVERIE_DREAM_JUDGMENT") or getattr(args, "judgment", None) or Settings().dream.judgment
+
+
 def write_summary(results: Path, args, scores: list, runs: dict[str, dict], model: str, embeddings: str) -> Path:
     earlier = earlier_dreams(results) if args.score_only else {}
     cases = []
@@ -176,7 +187,7 @@ def write_summary(results: Path, args, scores: list, runs: dict[str, dict], mode
     total = scoring.pooled(scores)
     summary = {"benchmark": "consolidation", "cases_dir": str(Path(args.cases).resolve()),
                "results_dir": str(results.resolve()), "mode": "score-only" if args.score_only else "dream",
-               "model": model, "embeddings": embeddings,
+               "model": model, "embeddings": embeddings, "judgment": _judgment(args),
                "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                "line": scoring.total_line(scores), **figures(total), "cases": cases}
     path = results / "summary.json"
@@ -195,7 +206,7 @@ def cmd_bench_consolidation(args) -> int:
         try:
             embeddings = check_embeddings()
             say(f"{len(cases)} case(s), model={model}, embeddings={embeddings}, results in {results}")
-            runs = dream_all(cases, results, llm)
+            runs = dream_all(cases, results, llm, args.judgment)
         finally:
             if llm is not None:
                 llm.close()

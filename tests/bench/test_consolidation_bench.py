@@ -314,3 +314,18 @@ def test_a_label_of_an_unknown_kind_stops_the_run(tmp_path, capsys):
     write_case(cases, "odd", items=[{"kind": "rumour", "log": "memory/2026-03-02.md", "text": "x"}])
     rc, _lines, err = bench(capsys, str(cases), "--score-only", "--out", str(tmp_path / "r"))
     assert rc == 2 and "unknown item kind 'rumour'" in err
+
+
+def test_the_judgment_option_is_the_dreams_and_is_recorded(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("REVERIE_DREAM_JUDGMENT", raising=False)
+    case = write_case(tmp_path / "cases")
+    used: set[str] = set()
+    run = dream_case(case, tmp_path / "out" / "MEMORY.md", None, case_clock("2026-03-07T08:00:00"),
+                     progress=lambda ws, _event: used.add(ws.settings.dream.judgment), judgment="learned")
+    assert run.ok, run.error
+    assert used == {"learned"}
+    results = tmp_path / "results"
+    rc, _lines, err = bench(capsys, str(tmp_path / "cases"), "--no-model", "--judgment", "rules",
+                            "--out", str(results))
+    assert rc == 0, err
+    assert json.loads((results / "summary.json").read_text(encoding="utf-8"))["judgment"] == "rules"
