@@ -19,7 +19,18 @@ What one word stands for:
   `"word"*`: the porter stemmer cuts the prefix first, so `"running"*` would
   become `run*` and find "runway". Short words never expand ("tea" must not
   find "team");
-- a CJK run: its bigrams; it counts as held by a line only as the whole phrase.
+- a CJK run of two characters: that bigram, an exact token match;
+- a longer CJK run: each of its bigrams is a word of its own. A Chinese
+  question is one run with no spaces ("现在锁定的主模型是哪个"), and the line
+  that answers it shares a few of its words, never the whole run (its
+  "锁定", "主模型"). As one phrase it matched nothing as held, and as one
+  word it could not be planned: in a big workspace its OR of common bigrams
+  ("是哪", "哪个") matched more than RANK_BUDGET rows and fell back to newest
+  first. As separate words BM25 weighs each by its rarity, the planner keeps
+  the rare ones, and a line holds the bigrams it contains. Bigrams that
+  straddle two words ("的主") are rare or absent in real text, so they add
+  little either way. Measured with `reverie bench questions` (tune split,
+  keyword, Chinese questions): see docs/benchmarks.md.
 
 Common English function words are dropped (they would match most lines and
 only add noise and time), unless the query has nothing else. So are the words
@@ -128,9 +139,9 @@ def parse_query(text: str, request_words: bool = False) -> Query:
                 cjk_groups.append(Group(piece, (quote(piece) + "*", quote(piece))))
                 marks.append(piece)
             else:
-                grams = cjk.bigrams(piece)[:MAX_TERMS]
-                cjk_groups.append(Group(piece[:MAX_TERMS + 1], tuple(quote(g) for g in grams),
-                                        exact=quote(" ".join(grams))))
+                # Each bigram its own word: see "A CJK run" in the module docstring.
+                grams = list(dict.fromkeys(cjk.bigrams(piece)))[:MAX_TERMS]
+                cjk_groups.extend(Group(g, (quote(g),)) for g in grams)
                 marks.extend(grams)
         else:
             words.extend(w.lower()[:MAX_TERM_CHARS] for w in _WORD.findall(piece))
