@@ -22,6 +22,19 @@ def test_two_character_chinese_queries_are_found(ws, keyword_index):
     assert keyword_index.search("议会", mode="fts").hits == [] or keyword_index.search("议会", mode="fts").hits[0].line != 3
 
 
+def test_a_chinese_question_finds_the_line_sharing_its_rare_words_in_a_big_log(ws, keyword_index):
+    # A question is one run of characters with no spaces; the line that answers it shares only some of
+    # its words ("锁定", "模型"). 900 lines share its common words ("现在", "哪个"): more than the
+    # planner ranks at once, so only the rare words may decide.
+    filler = "".join(f"- 第{i}次检查：现在哪个服务都正常，是哪个脚本跑的？\n" for i in range(900))
+    write(ws, "MEMORY.md", "## 配置\n- 主模型已锁定为 qwen-max，不再更换\n")
+    write(ws, "memory/2026-11-30.md", "# 2026-11-30\n\n" + filler)
+    keyword_index.sync()
+    hits = keyword_index.search("现在锁定的主模型是哪个？", mode="keyword").hits
+    assert (hits[0].path, hits[0].line) == ("MEMORY.md", 2)
+    assert {"锁定", "模型"} <= set(hits[0].words)
+
+
 def test_mixed_chinese_and_english_in_one_line(ws, keyword_index):
     write(ws, "MEMORY.md", "## Projects\n- 和Alice一起做Orion项目\n")
     keyword_index.sync()
