@@ -75,6 +75,17 @@ recall wondering interesting might please help tell know
 """.split())
 
 
+# Chinese question words and sentence-final particles, the CJK counterpart of STOPWORDS' what/when/
+# which: a question is one run ("WebDAV 服务器是什么时候开始出故障的"), and its "什么" "时候" would be
+# words of their own, rare in technical notes (so BM25 weighed them above "故障") and never what the
+# answer says. The run is cut at them; what is left is searched. A query made of nothing else keeps
+# them. Not "的" or "是": cutting at those too gained nothing on the real questions' tune split and
+# lost one query of `reverie bench chinese` (docs/benchmarks.md).
+CJK_FUNCTION_WORDS = ("什么时候", "为什么", "为何", "什么", "怎么样", "怎么", "怎样", "如何", "哪个", "哪些",
+                      "哪里", "哪儿", "多少", "是否", "是不是", "有没有", "吗", "呢", "吧")
+_CJK_FUNCTION = re.compile("|".join(sorted(map(re.escape, CJK_FUNCTION_WORDS), key=len, reverse=True)))
+
+
 def quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -133,21 +144,24 @@ def parse_query(text: str, request_words: bool = False) -> Query:
     words: list[str] = []
     cjk_groups: list[Group] = []
     marks: list[str] = []
-    for is_cjk, piece in cjk.split_runs(str(text)):
-        if is_cjk:
+    singles: list[Group] = []
+    for is_cjk, run in cjk.split_runs(str(text)):
+        if not is_cjk:
+            words.extend(w.lower()[:MAX_TERM_CHARS] for w in _WORD.findall(run))
+            continue
+        for piece in [p for p in _CJK_FUNCTION.split(run) if p] or [run]:
             if len(piece) == 1:
-                cjk_groups.append(Group(piece, (quote(piece) + "*", quote(piece))))
+                singles.append(Group(piece, (quote(piece) + "*", quote(piece))))
                 marks.append(piece)
             else:
                 # Each bigram its own word: see "A CJK run" in the module docstring.
                 grams = list(dict.fromkeys(cjk.bigrams(piece)))[:MAX_TERMS]
                 cjk_groups.extend(Group(g, (quote(g),)) for g in grams)
                 marks.extend(grams)
-        else:
-            words.extend(w.lower()[:MAX_TERM_CHARS] for w in _WORD.findall(piece))
     content = [w for w in words if "-" in w or (w not in STOPWORDS and (request_words or w not in REQUEST_WORDS))]
     if not content and not cjk_groups:
         content = words
+        cjk_groups = singles          # a lone character is a query of its own ("会"), not noise beside words
     content = list(dict.fromkeys(content))
     groups = [_latin_group(w) for w in content] + cjk_groups
     seen: set[str] = set()

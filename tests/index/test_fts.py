@@ -137,3 +137,18 @@ def test_request_phrasing_is_not_a_search_term(ws):
                          tuning=Tuning(request_words=keep)) as index:
             index.sync()
             assert index.search("can you recommend tips for my commute", mode="fts").hits[0].line == first
+
+
+def test_chinese_question_words_are_not_searched_for_unless_they_are_the_whole_query(ws, keyword_index):
+    from core.index.query import parse_query
+
+    assert parse_query("WebDAV 服务器什么时候开始出故障？").words == (
+        "webdav", "服务", "务器", "开始", "始出", "出故", "故障")
+    assert parse_query("什么").words == ("什么",) and parse_query("会").words == ("会",)
+    assert "上" not in parse_query("ECS 上 OpenClaw 配错了").words   # a lone character beside words is noise
+    write(ws, "SOUL.md", "- 关键时候站在你这边\n- 有什么问题直接说\n")
+    write(ws, "MEMORY.md", "## 运维\n- WebDAV 服务器故障，从 04:37 开始\n")
+    keyword_index.sync()
+    hit = keyword_index.search("WebDAV 服务器是什么时候开始出故障的？", mode="keyword").hits[0]
+    assert (hit.path, hit.line) == ("MEMORY.md", 2)
+    assert keyword_index.search("什么", mode="keyword").hits[0].path == "SOUL.md"
