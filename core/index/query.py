@@ -170,6 +170,19 @@ def parse_query(text: str, request_words: bool = False) -> Query:
     return Query(tuple(unique), tuple(marks))
 
 
+def joined_words(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words a line holds as a person reads them: overlapping CJK bigrams held one after the
+    other ("华联", "联股", "股份") joined back into the word they cut ("华联股份")."""
+    out: list[str] = []
+    for word in words:
+        last = out[-1] if out else ""
+        if len(word) == 2 and cjk.has_cjk(word) and last and cjk.has_cjk(last[-1]) and last[-1] == word[0]:
+            out[-1] = last + word[1]
+        else:
+            out.append(word)
+    return tuple(out)
+
+
 def _vocabulary(conn: sqlite3.Connection) -> str:
     """The name of this connection's view of the index's terms (fts5vocab, created on first use)."""
     try:

@@ -32,7 +32,7 @@ def test_a_chinese_question_finds_the_line_sharing_its_rare_words_in_a_big_log(w
     keyword_index.sync()
     hits = keyword_index.search("现在锁定的主模型是哪个？", mode="keyword").hits
     assert (hits[0].path, hits[0].line) == ("MEMORY.md", 2)
-    assert {"锁定", "模型"} <= set(hits[0].words)
+    assert {"锁定", "主模型"} <= set(hits[0].words)      # shown as the words they are, not as bigrams
 
 
 def test_mixed_chinese_and_english_in_one_line(ws, keyword_index):
@@ -152,3 +152,11 @@ def test_chinese_question_words_are_not_searched_for_unless_they_are_the_whole_q
     hit = keyword_index.search("WebDAV 服务器是什么时候开始出故障的？", mode="keyword").hits[0]
     assert (hit.path, hit.line) == ("MEMORY.md", 2)
     assert keyword_index.search("什么", mode="keyword").hits[0].path == "SOUL.md"
+
+
+def test_the_words_a_hit_holds_are_shown_joined_back_from_bigrams():
+    from core.index.query import joined_words
+
+    assert joined_words(("华联", "联股", "股份", "止损")) == ("华联股份", "止损")
+    assert joined_words(("tea", "ab", "bc")) == ("tea", "ab", "bc")       # Latin words are never joined
+    assert joined_words(("服务", "器是", "故障")) == ("服务", "器是", "故障")  # not overlapping: apart
