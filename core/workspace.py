@@ -393,7 +393,8 @@ class Workspace:
 
     # ----- internals -----------------------------------------------------------------------------
     def _changed(self, rel_path: str, **info: Any) -> Changes:
-        if self._index is not None and kind_of(rel_path) in ("memory", "daily", "session", "progress", "checkpoint",
-                                                              "handoff"):
+        # The index's own rule says which files it reads (reindex_file ignores the rest): USER.md, SOUL.md
+        # and the other top-level files are "file" by kind, yet indexed, and must not wait for a full sync.
+        if self._index is not None:
             self._index.reindex_file(rel_path)
         return Changes(paths=(rel_path,), kinds=(kind_of(rel_path),), info=info)

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.index.cjk import has_cjk
 from core.index.records import record_lines
 from core.store.fileio import confined_files, confined_glob, confined_tree
 from core.store.jsonsafe import parse_json_line
@@ -165,10 +166,14 @@ def file_day(rel: str) -> dt.date | None:
 
 
 @functools.lru_cache(maxsize=4096)
-def date_words(day: dt.date | None) -> str:
+def date_words(day: dt.date | None, cjk_text: bool = False) -> str:
+    """The date as a question may name it. In a file written in Chinese or Japanese, also the way
+    those write it ("2026年2月12日", month and day as their own words): "2月12号的事" names the
+    month 2 and day 12, which "2026-02-12 Thursday 12 February" does not hold as words."""
     if day is None:
         return ""
-    return f"{day.isoformat()} {day.strftime('%A')} {day.day} {day.strftime('%B')} {day.year}"
+    words = f"{day.isoformat()} {day.strftime('%A')} {day.day} {day.strftime('%B')} {day.year}"
+    return words + (f" {day.year}年{day.month}月{day.day}日" if cjk_text else "")
 
 
 def _ts_day(value: Any) -> dt.date | None:
@@ -315,8 +320,11 @@ def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
     rows = []
     forms = [shape(d.body) if len(d.body) <= SPLIT_AT else "" for d in drafts]
     shapes = Counter(forms)
+    cjk_file = any(has_cjk(d.body) for d in drafts)
     for i, d in enumerate(drafts):
         date = date_words(d.day) if options.dates else ""
+        # The keyword context only: the embedded text keeps its date as it was (its cached vector stays).
+        spoken = date_words(d.day, cjk_file) if options.dates and cjk_file else date
         heading = d.heading if options.headings else ""
         around = []
         # A heading gets no neighbours: matched by its section's first lines' words, it would outrank them.
@@ -324,7 +332,7 @@ def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
         for j in range(max(0, i - reach), min(len(drafts), i + reach + 1)):
             if j != i:
                 around.append(drafts[j].body[:MAX_NEIGHBOUR])
-        context = " ".join(p for p in (d.prefix, date, heading, d.columns, *around) if p)
+        context = " ".join(p for p in (d.prefix, spoken, heading, d.columns, *around) if p)
         lead = " ".join(p for p in (date, heading, d.columns) if p)
         day = d.day.toordinal() if d.day else 0
         spans = windows(d.body)

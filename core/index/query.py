@@ -19,7 +19,18 @@ What one word stands for:
   `"word"*`: the porter stemmer cuts the prefix first, so `"running"*` would
   become `run*` and find "runway". Short words never expand ("tea" must not
   find "team");
-- a CJK run: its bigrams; it counts as held by a line only as the whole phrase.
+- a CJK run of two characters: that bigram, an exact token match;
+- a longer CJK run: each of its bigrams is a word of its own. A Chinese
+  question is one run with no spaces ("现在锁定的主模型是哪个"), and the line
+  that answers it shares a few of its words, never the whole run (its
+  "锁定", "主模型"). As one phrase it matched nothing as held, and as one
+  word it could not be planned: in a big workspace its OR of common bigrams
+  ("是哪", "哪个") matched more than RANK_BUDGET rows and fell back to newest
+  first. As separate words BM25 weighs each by its rarity, the planner keeps
+  the rare ones, and a line holds the bigrams it contains. Bigrams that
+  straddle two words ("的主") are rare or absent in real text, so they add
+  little either way. Measured with `reverie bench questions` (tune split,
+  keyword, Chinese questions): see docs/benchmarks.md.
 
 Common English function words are dropped (they would match most lines and
 only add noise and time), unless the query has nothing else. So are the words
@@ -62,6 +73,17 @@ REQUEST_WORDS = frozenset("""
 recommend recommendation recommendations suggest suggestion suggestions tip tips advice idea ideas remind
 recall wondering interesting might please help tell know
 """.split())
+
+
+# Chinese question words and sentence-final particles, the CJK counterpart of STOPWORDS' what/when/
+# which: a question is one run ("WebDAV 服务器是什么时候开始出故障的"), and its "什么" "时候" would be
+# words of their own, rare in technical notes (so BM25 weighed them above "故障") and never what the
+# answer says. The run is cut at them; what is left is searched. A query made of nothing else keeps
+# them. Not "的" or "是": cutting at those too gained nothing on the real questions' tune split and
+# lost one query of `reverie bench chinese` (docs/benchmarks.md).
+CJK_FUNCTION_WORDS = ("什么时候", "为什么", "为何", "什么", "怎么样", "怎么", "怎样", "如何", "哪个", "哪些",
+                      "哪里", "哪儿", "多少", "是否", "是不是", "有没有", "吗", "呢", "吧")
+_CJK_FUNCTION = re.compile("|".join(sorted(map(re.escape, CJK_FUNCTION_WORDS), key=len, reverse=True)))
 
 
 def quote(term: str) -> str:
@@ -122,27 +144,43 @@ def parse_query(text: str, request_words: bool = False) -> Query:
     words: list[str] = []
     cjk_groups: list[Group] = []
     marks: list[str] = []
-    for is_cjk, piece in cjk.split_runs(str(text)):
-        if is_cjk:
+    singles: list[Group] = []
+    for is_cjk, run in cjk.split_runs(str(text)):
+        if not is_cjk:
+            words.extend(w.lower()[:MAX_TERM_CHARS] for w in _WORD.findall(run))
+            continue
+        for piece in [p for p in _CJK_FUNCTION.split(run) if p] or [run]:
             if len(piece) == 1:
-                cjk_groups.append(Group(piece, (quote(piece) + "*", quote(piece))))
+                singles.append(Group(piece, (quote(piece) + "*", quote(piece))))
                 marks.append(piece)
             else:
-                grams = cjk.bigrams(piece)[:MAX_TERMS]
-                cjk_groups.append(Group(piece[:MAX_TERMS + 1], tuple(quote(g) for g in grams),
-                                        exact=quote(" ".join(grams))))
+                # Each bigram its own word: see "A CJK run" in the module docstring.
+                grams = list(dict.fromkeys(cjk.bigrams(piece)))[:MAX_TERMS]
+                cjk_groups.extend(Group(g, (quote(g),)) for g in grams)
                 marks.extend(grams)
-        else:
-            words.extend(w.lower()[:MAX_TERM_CHARS] for w in _WORD.findall(piece))
     content = [w for w in words if "-" in w or (w not in STOPWORDS and (request_words or w not in REQUEST_WORDS))]
     if not content and not cjk_groups:
         content = words
+        cjk_groups = singles          # a lone character is a query of its own ("会"), not noise beside words
     content = list(dict.fromkeys(content))
     groups = [_latin_group(w) for w in content] + cjk_groups
     seen: set[str] = set()
     unique = [g for g in groups if not (g.word in seen or seen.add(g.word))][:MAX_TERMS]
     marks = list(dict.fromkeys(content + marks))[:MAX_TERMS]
     return Query(tuple(unique), tuple(marks))
+
+
+def joined_words(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words a line holds as a person reads them: overlapping CJK bigrams held one after the
+    other ("华联", "联股", "股份") joined back into the word they cut ("华联股份")."""
+    out: list[str] = []
+    for word in words:
+        last = out[-1] if out else ""
+        if len(word) == 2 and cjk.has_cjk(word) and last and cjk.has_cjk(last[-1]) and last[-1] == word[0]:
+            out[-1] = last + word[1]
+        else:
+            out.append(word)
+    return tuple(out)
 
 
 def _vocabulary(conn: sqlite3.Connection) -> str:

@@ -51,7 +51,7 @@ from core.index.lines import IndexOptions
 from core.index.matching import is_heading, label, tier
 from core.index.results import (ALIASES, MODES, IndexStatus, SearchHit, SearchModeError, SearchResults,  # noqa: F401
                                 canonical_mode)
-from core.index.query import expand
+from core.index.query import expand, joined_words
 from core.index.rowdata import section_of, vectors_of
 from core.index.sync import NOT_EMBEDDED, Progress, Syncer, SyncReport
 from core.index.worker import EmbeddingWorker
@@ -363,7 +363,7 @@ class SearchIndex:
         for row_id in order:
             _, path, line, text, sources, _day, ehash = rows[row_id]
             similarity = float(vectors[ehash] @ vector) if vector is not None and ehash in vectors else None
-            words = held.get(row_id, ())
+            words = joined_words(held.get(row_id, ()))
             hits.append(SearchHit(path=path, line=line, text=text, score=float(scores[row_id]),
                                   snippet=fts.snippet(text, parsed),
                                   sources=tuple(sources.split()) if sources else (),

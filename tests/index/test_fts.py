@@ -22,6 +22,19 @@ def test_two_character_chinese_queries_are_found(ws, keyword_index):
     assert keyword_index.search("议会", mode="fts").hits == [] or keyword_index.search("议会", mode="fts").hits[0].line != 3
 
 
+def test_a_chinese_question_finds_the_line_sharing_its_rare_words_in_a_big_log(ws, keyword_index):
+    # A question is one run of characters with no spaces; the line that answers it shares only some of
+    # its words ("锁定", "模型"). 900 lines share its common words ("现在", "哪个"): more than the
+    # planner ranks at once, so only the rare words may decide.
+    filler = "".join(f"- 第{i}次检查：现在哪个服务都正常，是哪个脚本跑的？\n" for i in range(900))
+    write(ws, "MEMORY.md", "## 配置\n- 主模型已锁定为 qwen-max，不再更换\n")
+    write(ws, "memory/2026-11-30.md", "# 2026-11-30\n\n" + filler)
+    keyword_index.sync()
+    hits = keyword_index.search("现在锁定的主模型是哪个？", mode="keyword").hits
+    assert (hits[0].path, hits[0].line) == ("MEMORY.md", 2)
+    assert {"锁定", "主模型"} <= set(hits[0].words)      # shown as the words they are, not as bigrams
+
+
 def test_mixed_chinese_and_english_in_one_line(ws, keyword_index):
     write(ws, "MEMORY.md", "## Projects\n- 和Alice一起做Orion项目\n")
     keyword_index.sync()
@@ -124,3 +137,26 @@ def test_request_phrasing_is_not_a_search_term(ws):
                          tuning=Tuning(request_words=keep)) as index:
             index.sync()
             assert index.search("can you recommend tips for my commute", mode="fts").hits[0].line == first
+
+
+def test_chinese_question_words_are_not_searched_for_unless_they_are_the_whole_query(ws, keyword_index):
+    from core.index.query import parse_query
+
+    assert parse_query("WebDAV 服务器什么时候开始出故障？").words == (
+        "webdav", "服务", "务器", "开始", "始出", "出故", "故障")
+    assert parse_query("什么").words == ("什么",) and parse_query("会").words == ("会",)
+    assert "上" not in parse_query("ECS 上 OpenClaw 配错了").words   # a lone character beside words is noise
+    write(ws, "SOUL.md", "- 关键时候站在你这边\n- 有什么问题直接说\n")
+    write(ws, "MEMORY.md", "## 运维\n- WebDAV 服务器故障，从 04:37 开始\n")
+    keyword_index.sync()
+    hit = keyword_index.search("WebDAV 服务器是什么时候开始出故障的？", mode="keyword").hits[0]
+    assert (hit.path, hit.line) == ("MEMORY.md", 2)
+    assert keyword_index.search("什么", mode="keyword").hits[0].path == "SOUL.md"
+
+
+def test_the_words_a_hit_holds_are_shown_joined_back_from_bigrams():
+    from core.index.query import joined_words
+
+    assert joined_words(("华联", "联股", "股份", "止损")) == ("华联股份", "止损")
+    assert joined_words(("tea", "ab", "bc")) == ("tea", "ab", "bc")       # Latin words are never joined
+    assert joined_words(("服务", "器是", "故障")) == ("服务", "器是", "故障")  # not overlapping: apart

@@ -113,3 +113,38 @@ def test_a_table_row_is_found_by_its_header_words(ws, keyword_index):
     rows = {r.line: r for r in file_rows("TOOLS.md", text)[0]}
     assert "端口" in rows[6].context and "端口" in rows[6].etext
     assert "owner" not in rows[8].etext                # the line after the table is not one of its rows
+
+
+def test_a_chinese_log_is_found_by_its_date_written_the_chinese_way(ws, keyword_index):
+    write(ws, "memory/2026-02-12.md", "# 2026-02-12\n\n- 晚上网关崩溃，重启后恢复\n")
+    write(ws, "memory/2026-03-12.md", "# 2026-03-12\n\n- 网关崩溃，换了端口\n")
+    write(ws, "memory/2026-02-13.md", "# 2026-02-13\n\n- Gateway crashed again\n")
+    keyword_index.sync()
+    hit = keyword_index.search("2月12号网关为什么崩溃？", mode="keyword").hits[0]
+    assert hit.path == "memory/2026-02-12.md"
+    chinese = file_rows("memory/2026-02-12.md", "- 网关崩溃\n")[0][0]
+    english = file_rows("memory/2026-02-13.md", "- Gateway crashed\n")[0][0]
+    assert "2026年2月12日" in chinese.context and "年" not in english.context
+    assert "年" not in chinese.etext                # the embedded text (and its cached vector) is unchanged
+
+
+def test_a_top_level_file_saved_through_the_workspace_is_searchable_at_once(tmp_path):
+    from core.workspace import Workspace
+
+    workspace = Workspace.create(tmp_path / "agent")
+    workspace.keyword_only_index()
+    write(workspace.root, "USER.md", "# USER.md\n\n- **Name:** Lin Rui\n")
+    write(workspace.root, "SOUL.md", "# SOUL.md\n\nBe brief.\n")
+    workspace.sync_index()
+    try:
+        for rel, old, new in (("USER.md", "Lin Rui", "- **Timezone:** Asia/Shanghai"),
+                              ("SOUL.md", "brief", "Answer 中文问题 in Chinese.")):
+            snapshot = workspace.documents.read(rel)
+            workspace.write_document(rel, snapshot.text + new + "\n", snapshot.hash)
+            found = {(h.path, h.line) for h in workspace.search(new.split()[-1].strip("."), mode="keyword").hits}
+            assert (rel, 4) in found, (rel, found)
+            assert workspace.search(old, mode="keyword").hits[0].path == rel
+        workspace.undo("USER.md")
+        assert workspace.search("Shanghai", mode="keyword").hits == []
+    finally:
+        workspace.close()
