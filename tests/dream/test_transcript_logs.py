@@ -46,7 +46,7 @@ CHINESE_SESSION = """# 会话：2026-05-03
 助手：好的！我来检查一下配置。
 - **状态**：✅ 已完成
 助手：配置看起来没问题。需要我重启吗？
-用户：不用重启，周末再说。
+用户：不用现在重启，周末我要自己重启服务器。
 """
 
 NAMED_SPEAKERS = """Kip: The newsletter is sent every Thursday at nine.
@@ -87,7 +87,7 @@ def test_a_session_transcript_gives_only_what_the_person_said():
 def test_a_chinese_transcript_is_read_by_its_structure():
     found = transcript_statements(CHINESE_SESSION.split("\n"))
     assert found is not None
-    assert _texts(found) == ["我的博客部署在香港的服务器上，用的是 Caddy。"]
+    assert _texts(found) == ["我的博客部署在香港的服务器上，用的是 Caddy。", "不用现在重启，周末我要自己重启服务器。"]
 
 
 def test_named_speakers_take_turns_and_the_person_is_the_one_who_says_less():
@@ -112,7 +112,7 @@ def test_a_transcript_appended_to_is_read_from_where_the_last_dream_stopped():
     lines = CHINESE_SESSION.split("\n")
     later = len(lines) - 2            # the last user turn only
     found = transcript_statements(lines, later)
-    assert _texts(found) == ["不用重启，周末再说。"]
+    assert _texts(found) == ["不用现在重启，周末我要自己重启服务器。"]
     assert all(s.first > later for s in found)
 
 
