@@ -41,7 +41,7 @@ class Fact:
     text: str                       # the fact, marker / time stamp / comments removed
     sources: tuple[str, ...]        # provenance refs
     day: str = ""                   # ISO date of the daily log ("" for a session summary)
-    origin: str = "daily"           # "daily" | "transcript" (a conversation saved as a log) | "session"
+    origin: str = "daily"           # "daily" | "transcript" (a conversation saved as a log) | "session" | "carried"
     section: str = ""               # where the fact goes when no keyword says better ("": the default)
 
 
@@ -227,12 +227,26 @@ def gather(paths: WorkspacePaths, state: ConsolidationState, include_archive: bo
     material.bytes_read += logs.bytes_read
     material.session_watermark = logs.watermark
     facts, material.status_lines = drop_status_lines(facts)
+    facts.extend(carried_facts(state))
     material.context, known = read_context(paths)
     before = len(facts)
     facts = [f for f in facts if normalise(f.text) not in known]
     material.known = before - len(facts)
     material.facts = _dedupe(facts)
     return material
+
+
+def carried_facts(state: ConsolidationState) -> list[Fact]:
+    """The facts the last dream left for this one (over its per-dream limit): read again, ranked again
+    with the new material, so the next best are proposed and none is passed by the watermark."""
+    out = []
+    for item in state.carried:
+        sources = tuple(str(ref) for ref in item["sources"] if isinstance(ref, str))
+        text = clean_fact_text(item["text"])
+        if text and sources:
+            out.append(Fact(text=text, sources=sources, day=str(item.get("day") or ""), origin="carried",
+                            section=str(item.get("section") or "")))
+    return out
 
 
 CONTEXT_FILES = ("USER.md",)
