@@ -162,3 +162,17 @@ def test_lines_labelled_wrong_or_replaced_in_any_language_are_not_statements():
 - The v1 API is deprecated since March
 """
     assert _texts(log) == ["正确路径：/opt/app/conf", "The v1 API is deprecated since March"]
+
+
+def test_a_line_ending_with_a_colon_announces_what_follows_and_is_no_statement():
+    log = ["# 2026-02-06", "",
+           "- **白屏根因**: 缓存文件损坏，修复步骤如下：",
+           "  1. 清空 ~/.cache/app 目录",
+           "",
+           "Perfect! The migration ran clean, and the cache was rebuilt after it. Now commit them all:",
+           "```", "git commit -am migrate", "```", "",
+           "- The cache lives in ~/.cache/app and is safe to delete"]
+    texts = [s.text for s in statements(log)]
+    assert not any(t.rstrip().endswith((":", "：")) for t in texts), texts
+    assert "The cache lives in ~/.cache/app and is safe to delete" in texts
+    assert any("清空 ~/.cache/app 目录" in t for t in texts)
