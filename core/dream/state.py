@@ -38,6 +38,10 @@ class ConsolidationState:
     session_consumed: dict = field(default_factory=dict)
     session_watermark: float = 0.0  # newest session-log mtime consumed (its own: a log's clock never hides a daily log)
     first_open: str = ""            # when the workspace was first opened: the time gate's clock starts here
+    # New facts the last dream did not propose for its per-dream limit (dream.max_new_facts), best first:
+    # [{"text", "sources", "day", "section"}]. The watermark moved past their logs, so the next dream
+    # reads them from here and proposes the next best ones.
+    carried: list = field(default_factory=list)
 
     def last_run_time(self) -> dt.datetime | None:
         return _parse(self.last_run)
@@ -74,9 +78,11 @@ def _from_record(data: dict) -> ConsolidationState:
         consumed = state.consumed if isinstance(state.consumed, dict) else {}
         rejected = state.rejected if isinstance(state.rejected, dict) else {}
         session_consumed = state.session_consumed if isinstance(state.session_consumed, dict) else {}
+        carried = [item for item in state.carried if isinstance(item, dict) and isinstance(item.get("text"), str)
+                   and isinstance(item.get("sources"), list)] if isinstance(state.carried, list) else []
         return replace(state, mtime_watermark=float(state.mtime_watermark), sessions_since=int(state.sessions_since),
                        session_watermark=float(state.session_watermark),
-                       consumed=consumed, rejected=rejected, session_consumed=session_consumed,
+                       consumed=consumed, rejected=rejected, session_consumed=session_consumed, carried=carried,
                        first_open=state.first_open if isinstance(state.first_open, str) else "")
     except (TypeError, ValueError):
         return ConsolidationState()
@@ -113,9 +119,10 @@ def record_dream_finished(paths: WorkspacePaths, mtime_watermark: float, *,
                           now: dt.datetime | None = None, consumed: dict | None = None,
                           sessions_seen: int | None = None,
                           session_consumed: dict | None = None,
-                          session_watermark: float = 0.0) -> ConsolidationState:
+                          session_watermark: float = 0.0, carried: list | None = None) -> ConsolidationState:
     """A dream finished. `sessions_seen` is the session count it started from: sessions that
-    ended while it ran still count toward the next dream."""
+    ended while it ran still count toward the next dream. `carried`: the facts it left for the
+    next dream (None keeps those recorded)."""
     moment = _now(now)
 
     def change(s: ConsolidationState) -> ConsolidationState:
@@ -130,7 +137,8 @@ def record_dream_finished(paths: WorkspacePaths, mtime_watermark: float, *,
         sessions = dict(list(sessions.items())[-SESSIONS_KEPT:])
         return replace(s, last_run=moment.isoformat(), mtime_watermark=max(s.mtime_watermark, mtime_watermark),
                        sessions_since=left, consumed=kept, session_consumed=sessions,
-                       session_watermark=max(s.session_watermark, session_watermark))
+                       session_watermark=max(s.session_watermark, session_watermark),
+                       carried=s.carried if carried is None else list(carried))
     return update_state(paths, change)
 
 

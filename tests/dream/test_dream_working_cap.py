@@ -53,3 +53,34 @@ def test_the_cap_prefers_facts_said_on_more_days_then_the_newest():
         assert budget.addable(ctx, [old, new, twice]) == {id(twice), id(new)}
     finally:
         budget.WORKING_FACTOR = original
+
+
+def test_facts_over_the_per_dream_limit_are_carried_to_the_next_dreams(workspace):
+    from core.dream.review.apply import apply_proposal
+    from core.dream.state import load_state
+
+    golden_workspace(workspace)
+    workspace.settings = workspace.settings.replace("dream", max_new_facts=2)
+    facts = ["The Lisbon flat has a gas boiler serviced by Termogas",
+             "Marta's bicycle is a green Brompton with a dynamo",
+             "The wedding photos are backed up on the blue Samsung T7 drive",
+             "Our accountant Helena files the quarterly VAT return",
+             "The garden hose connects to the tap behind the shed"]
+    write_log(workspace, "2026-11-19", facts, mtime=NOW.timestamp() - 3600)
+    proposed = []
+    for night in range(4):
+        now = NOW + dt.timedelta(days=night)
+        result = run_dream(workspace, None, now=now)
+        adds = [c.after for c in result.proposal.changes if c.kind == "add"] if result.proposal else []
+        proposed.append(adds)
+        if result.proposal is not None:
+            apply_proposal(workspace, result.proposal.id, reviewed=True, now=now)
+        if night == 0:
+            carried = load_state(workspace.paths).carried
+            assert len(carried) == 3 and all(item["sources"][0].startswith("memory/2026-11-19.md#L")
+                                             for item in carried)
+    assert [len(adds) for adds in proposed] == [2, 2, 1, 0]
+    text = workspace.paths.memory_md.read_text(encoding="utf-8")
+    for fact in facts:
+        assert text.count(fact) == 1, fact
+    assert load_state(workspace.paths).carried == []

@@ -162,3 +162,30 @@ def test_lines_labelled_wrong_or_replaced_in_any_language_are_not_statements():
 - The v1 API is deprecated since March
 """
     assert _texts(log) == ["正确路径：/opt/app/conf", "The v1 API is deprecated since March"]
+
+
+def test_a_line_ending_with_a_colon_announces_what_follows_and_is_no_statement():
+    log = ["# 2026-02-06", "",
+           "- **白屏根因**: 缓存文件损坏，修复步骤如下：",
+           "  1. 清空 ~/.cache/app 目录",
+           "",
+           "Perfect! The migration ran clean, and the cache was rebuilt after it. Now commit them all:",
+           "```", "git commit -am migrate", "```", "",
+           "- The cache lives in ~/.cache/app and is safe to delete"]
+    texts = [s.text for s in statements(log)]
+    assert not any(t.rstrip().endswith((":", "：")) for t in texts), texts
+    assert "The cache lives in ~/.cache/app and is safe to delete" in texts
+    assert any("清空 ~/.cache/app 目录" in t for t in texts)
+
+
+def test_a_row_of_cells_without_a_table_header_is_no_statement():
+    log = ["# 2026-02-07", "",
+           "**会话归档**",
+           "*追加时间：2026-02-07 21:46 | 助手 v4.0 | 最终归档 | 14 项*",
+           "",
+           "- The release script is `make dist | tee dist.log` and takes ten minutes",
+           "- Deploys go to hermes | staging first"]
+    texts = [s.text for s in statements(log)]
+    assert not any("追加时间" in t for t in texts), texts
+    assert "The release script is `make dist | tee dist.log` and takes ten minutes" in texts
+    assert "Deploys go to hermes | staging first" in texts

@@ -1,5 +1,5 @@
 """The per-dream limit on new facts: which candidates may become bullets, and which are listed as
-"not proposed: budget" (they stay in the logs and in search). The budget of MEMORY.md itself is met
+"not proposed: budget" (they stay in the logs and in search, and are carried to the next dream). The budget of MEMORY.md itself is met
 by a condense proposal (condense.py), never by cutting what the person curated."""
 from __future__ import annotations
 
@@ -29,11 +29,25 @@ def addable(ctx, facts: list[Fact]) -> set[int]:
     return {id(f) for f in sorted(facts, key=lambda f: fact_rank(ctx, f))[:cap]}
 
 
-def not_proposed(ctx, text: str, refs) -> None:
+def not_proposed(ctx, text: str, refs, section: str = "") -> None:
     limit = max(0, ctx.settings.dream.max_new_facts)
     reason = (f"budget: at most {limit} new facts are proposed per dream (dream.max_new_facts); "
-              f"this one stays in {', '.join(list(refs)[:2]) or 'the logs'} and in search")
-    ctx.not_proposed.append({"fact": redact(text), "sources": list(refs), "reason": reason})
+              f"this one stays in {', '.join(list(refs)[:2]) or 'the logs'} and is carried to the next dream")
+    shown = redact(text)
+    ctx.not_proposed.append({"fact": shown, "sources": list(refs), "reason": reason, "section": section,
+                             "carry": shown == text})     # a fact holding a secret is never written to the state
+
+
+def carry_over(ctx) -> list[dict]:
+    """The facts this dream did not propose for the budget, best ranked first (at most WORKING_FACTOR x
+    dream.max_new_facts), for the state record: the next dream reads them again with its new material,
+    so they are proposed in turn instead of being passed by the watermark."""
+    cap = max(0, ctx.settings.dream.max_new_facts) * WORKING_FACTOR
+    kept = [item for item in ctx.not_proposed if item.get("carry")]
+    ranked = sorted(kept, key=lambda item: (-len(source_days(item["sources"])),
+                                            tuple(-ord(ch) for ch in source_day(item["sources"]) or "0000-00-00")))
+    return [{"text": item["fact"], "sources": list(item["sources"]), "day": source_day(item["sources"]),
+             "section": item.get("section", "")} for item in ranked[:cap]]
 
 
 def candidate_rank(ctx, entry: Entry) -> tuple:
@@ -54,9 +68,9 @@ def limit_new_facts(ctx) -> None:
     with_base = {e.group for e in ctx.memory.entries if e.group and not e.is_new}
     new = [e for e in ctx.memory.live() if e.is_new and e.group not in with_base]
     for entry in sorted(new, key=lambda e: candidate_rank(ctx, e))[limit:]:
-        not_proposed(ctx, entry.text, entry.refs)
+        not_proposed(ctx, entry.text, entry.refs, entry.section)
         ctx.memory.drop(entry, op="budget", reason=ctx.not_proposed[-1]["reason"])
     if not ctx.not_proposed:
         return
     ctx.notes.append(f"{len(ctx.not_proposed)} more candidates, not proposed: budget (at most {limit} new facts "
-                     f"per dream; they stay in the logs and in search)")
+                     f"per dream; they stay in the logs and in search, and the next dream proposes the next best)")

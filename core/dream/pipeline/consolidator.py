@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 
 from core.cancel import CancelToken
 from core.dream.pipeline import stages
+from core.dream.pipeline.budget import carry_over
 from core.dream.review.apply import ApplyResult, apply_proposal
 from core.dream.pipeline.condense import condense_proposal
 from core.dream.pipeline.relevance import relevance_proposal
@@ -181,7 +182,7 @@ def _finish(ws, ctx: stages.DreamContext, moment: dt.datetime, dry_run: bool, ap
 def _finished(ws, ctx: stages.DreamContext, moment: dt.datetime) -> None:
     record_dream_finished(ws.paths, ctx.material.watermark, now=moment, consumed=ctx.material.consumed,
                           sessions_seen=ctx.state.sessions_since, session_consumed=ctx.material.session_consumed,
-                          session_watermark=ctx.material.session_watermark)
+                          session_watermark=ctx.material.session_watermark, carried=carry_over(ctx))
 
 
 def _describe(proposal: Proposal) -> str:

@@ -14,7 +14,9 @@ This module reads the structure instead:
 - `**label**: value` becomes "label: value";
 - a table row is read with its header ("Name: Ada; Role: reviewer");
 - code blocks, quoted blocks (`> …`), front matter and HTML comments are skipped;
-- a line the log itself strikes through, or marks with a cross, is not a statement.
+- a line the log itself strikes through, or marks with a cross, is not a statement; nor is a line
+  that ends with a colon (it announces the lines after it), or a row of four or more "|" cells
+  with no table header above it.
 The rules look at markdown structure only, never at what a line is about: whether a
 statement is worth keeping is the judgment's job (core/dream/judgment).
 """
@@ -100,6 +102,18 @@ def _struck_or_crossed(text: str) -> bool:
     return bool(_STRUCK.match(text) or _CROSSED.match(text) or _MARKED_WRONG.search(text))
 
 
+def _headerless_row(text: str) -> bool:
+    """Four or more cells split by "|" outside code spans, with no table header above: a record or
+    status row ("时间：21:46 | v4.0 | 归档 | 14 项"); without its header its cells say nothing."""
+    return re.sub(r"`[^`]*`", "", text).count("|") >= 3
+
+
+def _announces(text: str) -> bool:
+    """A line that ends with a colon announces what follows it ("白屏根因: … 如下：", "Commit them:"):
+    without the lines it introduces it states nothing."""
+    return text.rstrip("*_ ").endswith((":", "："))
+
+
 def _is_dated_heading(heading: str) -> bool:
     # "# 2026-02-03", "## 10:30", "## Memory Flush — 2026-…": when, not what
     return not letters(re.sub(r"(?i)memory flush|\d+|[ap]m", "", heading))
@@ -122,7 +136,8 @@ def statements(lines: list[str], start: int = 0) -> list[Statement]:
         if pending is not None:
             first, last, text, _, entry = pending
             text = " ".join(text.split())
-            if letters(text) >= 2 and not _struck_or_crossed(text):
+            if (letters(text) >= 2 and not _struck_or_crossed(text) and not _announces(text)
+                    and not _headerless_row(text)):
                 out.append(Statement(text=text, first=first, last=last, heading=heading))
                 if entry is not None:
                     entry[3] = len(out) - 1

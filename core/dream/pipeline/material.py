@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from core.dream.pipeline.session_facts import lines_hash, read_session_logs
 from core.dream.judgment.similarity import normalise
 from core.dream.pipeline.extraction import letters, statements
-from core.dream.pipeline.noise import leading_label, pasted_labels, repeated_shapes, skeleton
+from core.dream.pipeline.noise import MIN_VARIANTS, leading_label, pasted_labels, repeated_shapes, skeleton
+from core.dream.pipeline.transcript import transcript_statements
 from core.dream.state import ConsolidationState, parse_time
 from core.errors import PathEscapeError
 from core.secrets import hidden_secret_lines
@@ -40,7 +41,7 @@ class Fact:
     text: str                       # the fact, marker / time stamp / comments removed
     sources: tuple[str, ...]        # provenance refs
     day: str = ""                   # ISO date of the daily log ("" for a session summary)
-    origin: str = "daily"           # "daily" | "session"
+    origin: str = "daily"           # "daily" | "transcript" (a conversation saved as a log) | "session" | "carried"
     section: str = ""               # where the fact goes when no keyword says better ("": the default)
 
 
@@ -90,8 +91,12 @@ def clean_fact_text(raw: str) -> str:
 
 def facts_from_lines(rel_path: str, lines: list[str], start: int, day: str) -> list[Fact]:
     """Facts from lines[start:] of a daily log (0-based `start`): the statements its markdown makes
-    (core/dream/pipeline/extraction.py), less a pasted report's lines (core/dream/pipeline/noise.py)."""
-    found = statements(lines, start)
+    (core/dream/pipeline/extraction.py), or, when the log is a pasted conversation, what the person
+    said in it (core/dream/pipeline/transcript.py); less a pasted report's lines (core/dream/pipeline/noise.py)."""
+    found = transcript_statements(lines, start)
+    origin = "daily" if found is None else "transcript"
+    if found is None:
+        found = statements(lines, start)
     hidden = hidden_secret_lines("\n".join(lines))   # a line of a key block is never a fact on its own
     pasted = pasted_labels(s.text for s in found)
     facts = []
@@ -102,16 +107,26 @@ def facts_from_lines(rel_path: str, lines: list[str], start: int, day: str) -> l
         if hidden.intersection(range(statement.first, statement.last + 1)):
             continue          # a line of a private key block: never promoted, not even alone
         ref = f"{rel_path}#L{statement.first}" + (f"-L{statement.last}" if statement.last != statement.first else "")
-        facts.append(Fact(text=text, sources=(ref,), day=day))
+        facts.append(Fact(text=text, sources=(ref,), day=day, origin=origin))
     return facts
 
 
+_LOGGED = ("daily", "transcript")
+
+
 def drop_status_lines(facts: list[Fact]) -> tuple[list[Fact], int]:
-    """The facts less the status lines (one shape repeated with other numbers); and how many went."""
-    shapes = repeated_shapes((f.text, f.sources[0].split("#")[0]) for f in facts if f.origin == "daily")
-    if not shapes:
+    """The facts less the status lines (one shape repeated with other numbers) and the text a harness
+    pastes into every conversation it saves (the same words in the person's turns of several
+    transcripts: people do not type a sentence the same way in three sessions); and how many went."""
+    shapes = repeated_shapes((f.text, f.sources[0].split("#")[0]) for f in facts if f.origin in _LOGGED)
+    spoken: dict[str, set[str]] = {}
+    for fact in facts:
+        if fact.origin == "transcript":
+            spoken.setdefault(fact.text, set()).add(fact.sources[0].split("#")[0])
+    templates = {text for text, logs in spoken.items() if len(logs) >= MIN_VARIANTS}
+    if not shapes and not templates:
         return facts, 0
-    kept = [f for f in facts if f.origin != "daily" or skeleton(f.text) not in shapes]
+    kept = [f for f in facts if f.origin not in _LOGGED or (skeleton(f.text) not in shapes and f.text not in templates)]
     return kept, len(facts) - len(kept)
 
 
@@ -212,12 +227,26 @@ def gather(paths: WorkspacePaths, state: ConsolidationState, include_archive: bo
     material.bytes_read += logs.bytes_read
     material.session_watermark = logs.watermark
     facts, material.status_lines = drop_status_lines(facts)
+    facts.extend(carried_facts(state))
     material.context, known = read_context(paths)
     before = len(facts)
     facts = [f for f in facts if normalise(f.text) not in known]
     material.known = before - len(facts)
     material.facts = _dedupe(facts)
     return material
+
+
+def carried_facts(state: ConsolidationState) -> list[Fact]:
+    """The facts the last dream left for this one (over its per-dream limit): read again, ranked again
+    with the new material, so the next best are proposed and none is passed by the watermark."""
+    out = []
+    for item in state.carried:
+        sources = tuple(str(ref) for ref in item["sources"] if isinstance(ref, str))
+        text = clean_fact_text(item["text"])
+        if text and sources:
+            out.append(Fact(text=text, sources=sources, day=str(item.get("day") or ""), origin="carried",
+                            section=str(item.get("section") or "")))
+    return out
 
 
 CONTEXT_FILES = ("USER.md",)

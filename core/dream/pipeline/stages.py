@@ -311,8 +311,8 @@ def merge_near_duplicates(ctx: DreamContext) -> int:
     merged = 0
     for first, second, score in pairs:
         a, b = live[first], live[second]
-        if not (a.is_new or b.is_new) and not (a.bullet.sources and b.bullet.sources):
-            continue          # a line the person wrote (no provenance): only a condense proposal suggests it
+        if not (a.is_new or b.is_new) and (a.persons_line or b.persons_line):
+            continue          # a line the person wrote (no provenance as read): only a condense proposal merges it
         if a.dropped or b.dropped or (score < 0.9999 and contradicts(a.text, b.text, _learned(ctx))):
             continue
         keep, gone = _keeper(a, b)

@@ -49,6 +49,7 @@ class Entry:
     reasons: list[str] = field(default_factory=list)
     group: str = ""
     superseded_by: str = ""
+    base_provenance: bool = False  # the line as read carried a dream's comment (an id or sources)
 
     @property
     def text(self) -> str:
@@ -61,6 +62,13 @@ class Entry:
     @property
     def day(self) -> str:
         return source_day(self.refs)
+
+    @property
+    def persons_line(self) -> bool:
+        """A line the person wrote, with no comment of a dream's: a dream may replace it or, when a
+        condense proposal says so, merge it, but never adds a comment to it (that would change their
+        line while saying the same)."""
+        return not self.is_new and not self.base_provenance
 
     @property
     def replaceable(self) -> bool:
@@ -95,6 +103,7 @@ class WorkingMemory:
                 self._keys.add(key)
                 self.entries.append(Entry(key=key, section=section.title, bullet=bullet, base_raw=raw,
                                           base_line=bullet.line,
+                                          base_provenance=bool(bullet.id or bullet.sources),
                                           editable=not bullet.pinned and not bullet.indent and not has_children))
         self.base_count = len(self.entries)
         self._version = 0
@@ -145,6 +154,8 @@ class WorkingMemory:
         new_text = text if text is not None else bullet.text
         if new_text == bullet.text and refs == tuple(s.ref for s in bullet.sources) and flags == bullet.flags:
             return False
+        if new_text == entry.text and entry.persons_line and not entry.modified:
+            return False      # the same fact again: the person's line stays byte for byte (the log keeps the source)
         ident = bullet.id or bullet_id_for(new_text, self.taken_ids())
         entry.bullet = replace(bullet, text=new_text, id=ident, sources=tuple(Source(r) for r in refs), flags=flags)
         entry.modified = True
