@@ -28,6 +28,7 @@ _TABLE_ROW = re.compile(r"^\||\|.*\|.*\|")
 class WorkspaceScore:
     original_lines: int = 0           # non-blank lines of the original MEMORY.md
     kept_lines: int = 0
+    replaced: int = 0                 # of the kept lines, those kept only as an applied "replace" made them
     added: int = 0
     junk: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
@@ -85,6 +86,7 @@ def score_workspace(original: str, result: str, applied_changes: list) -> Worksp
             result_lines[hit] -= 1
             afters.remove(hit)
             score.kept_lines += 1
+            score.replaced += 1
     for change in applied_changes:
         if change.kind != "add":
             continue

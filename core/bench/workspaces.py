@@ -10,8 +10,8 @@ Every sub-folder of DIR holding a MEMORY.md or a memory/ folder is a workspace. 
 4. the resulting MEMORY.md is scored (_workspaces_score.py): kept, added, junk, secrets.
 
 stdout: one line per workspace and a summary line
-  workspace name=NAME logs=N seconds=S kept=R added=N junk=N secrets=N held=0|1 other_proposals=N
-  workspaces n=N kept=R added=N junk=N junk_share=R secrets=N
+  workspace name=NAME logs=N seconds=S kept=R replaced=N added=N junk=N secrets=N held=0|1 other_proposals=N
+  workspaces n=N kept=R replaced=N added=N junk=N junk_share=R secrets=N
 kept in the summary is over all original lines together; junk_share is junk / added.
 `--out F` writes the figures, the junk and secret lines' kinds and the dream's notes as JSON.
 """
@@ -49,7 +49,7 @@ class WorkspaceRun:
     def line(self) -> str:
         s = self.score
         return (f"workspace name={self.name} logs={self.logs} seconds={self.seconds:.1f} kept={s.kept:.3f} "
-                f"added={s.added} junk={len(s.junk)} secrets={len(s.secrets)} held={int(self.held)} "
+                f"replaced={s.replaced} added={s.added} junk={len(s.junk)} secrets={len(s.secrets)} held={int(self.held)} "
                 f"other_proposals={self.other_proposals} not_proposed={self.not_proposed}"
                 + (f" error={self.error!r}" if self.error else ""))
 
@@ -58,6 +58,7 @@ class WorkspaceRun:
         return {"name": self.name, "logs": self.logs, "seconds": self.seconds, "held": self.held,
                 "other_proposals": self.other_proposals, "not_proposed": self.not_proposed,
                 "kept": round(s.kept, 4), "original_lines": s.original_lines, "kept_lines": s.kept_lines,
+                "replaced": s.replaced,
                 "added": s.added, "junk": [{"kind": junk_reason(line), "line": line} for line in s.junk],
                 "secrets": len(s.secrets), "error": self.error, "notes": self.notes}
 
@@ -141,10 +142,12 @@ def summary_line(runs: list[WorkspaceRun]) -> str:
     original = sum(r.score.original_lines for r in runs)
     kept = sum(r.score.kept_lines for r in runs) / original if original else 1.0
     added = sum(r.score.added for r in runs)
+    replaced = sum(r.score.replaced for r in runs)
     junk = sum(len(r.score.junk) for r in runs)
     secrets = sum(len(r.score.secrets) for r in runs)
     share = junk / added if added else 0.0
-    return f"workspaces n={len(runs)} kept={kept:.3f} added={added} junk={junk} junk_share={share:.3f} secrets={secrets}"
+    return (f"workspaces n={len(runs)} kept={kept:.3f} replaced={replaced} added={added} junk={junk} "
+            f"junk_share={share:.3f} secrets={secrets}")
 
 
 def cmd_bench_workspaces(args) -> int:

@@ -33,8 +33,10 @@ def test_the_bench_dreams_applies_and_prints_one_line_per_workspace_and_a_summar
     assert main(["bench", "workspaces", str(tmp_path / "wss"), "--no-model", "--out", str(out)]) == 0
     lines = capsys.readouterr().out.strip().split("\n")
     assert [line.split()[1] for line in lines[:2]] == ["name=en", "name=zh"]
-    assert re.fullmatch(r"workspace name=en logs=2 seconds=[\d.]+ kept=1\.000 added=2 junk=0 secrets=0 .*", lines[0])
-    assert re.fullmatch(r"workspaces n=2 kept=1\.000 added=3 junk=0 junk_share=0\.000 secrets=0", lines[-1])
+    assert re.fullmatch(r"workspace name=en logs=2 seconds=[\d.]+ kept=1\.000 replaced=0 added=2 junk=0 secrets=0 .*",
+                        lines[0])
+    assert re.fullmatch(r"workspaces n=2 kept=1\.000 replaced=0 added=3 junk=0 junk_share=0\.000 secrets=0",
+                        lines[-1])
     figures = json.loads(out.read_text(encoding="utf-8"))
     assert figures["summary"] == lines[-1] and figures["workspaces"][1]["logs"] == 1
 
@@ -57,6 +59,7 @@ def test_kept_counts_lines_still_there_or_replaced_by_a_line_citing_them_and_jun
     result = "## A\n\n- one fact here\n- a second fact, changed <!-- id:m-1 -->\n" + "\n".join(c.after for c in adds)
     score = score_workspace(original, result, [update] + adds)
     assert (score.original_lines, score.kept_lines) == (4, 3) and round(score.kept, 2) == 0.75
+    assert score.replaced == 1                        # kept, but as the replace made it: said apart
     assert score.added == 7 and len(score.junk) == 5 and len(score.secrets) == 1
     assert [junk_reason(c.after) for c in adds[:5]] == ["header-only", "separator", "table row",
                                                          "under four letters", "header-only"]
