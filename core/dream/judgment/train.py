@@ -20,9 +20,9 @@ from typing import Sequence
 
 import numpy as np
 
-from core.dream.judgment import dataset, features, signals
-from core.dream.judgment.heads import (GATE, KIND_HEAD, RELATED_HEAD, RELATION_HEAD, WEIGHTS, Head, allowed_classes,
-                                       decide_kind, decide_relation, head_path)
+from core.dream.judgment import dataset, features, pools, signals
+from core.dream.judgment.heads import (KIND_HEAD, RELATED_HEAD, RELATION_HEAD, WEIGHTS, Head, decide_kind,
+                                       decide_relation, head_path)
 
 DEFAULT_MODEL = "use-multilingual-v3"
 KIND_C, RELATION_C, RELATED_C = 4.0, 4.0, 1.0   # inverse regularisation (docs/benchmarks.md says how chosen)
@@ -42,7 +42,8 @@ class Data:
     kind_y: np.ndarray
     pair_x: np.ndarray
     pair_y: np.ndarray
-    pair_real: np.ndarray           # True for the corpus' own pairs
+    pair_real: np.ndarray           # True for the corpus' own pairs (and the pools')
+    pair_pool: np.ndarray           # True for the pairs taken from candidate pools
     pinned: np.ndarray
     line_real: np.ndarray           # True for the corpus' own lines (not a pair's line taken as durable)
 
@@ -84,10 +85,14 @@ def build(model: str | None, folder: Path = dataset.CORPUS) -> Data:
     """Feature matrices for the whole corpus; `model` None: text alone."""
     # The dream judges a fact without its list marker or time stamp ("- ", "[14:02] "): so do the heads.
     corpus_lines = [replace(l, text=signals.body(l.text)) for l in dataset.load_lines(folder)]
-    real = [replace(p, bullet=signals.body(p.bullet), line=signals.body(p.line)) for p in dataset.load_pairs(folder)]
+    # A pool's bullets against its line: the match with its label, the other bullets on the same subject
+    # distinct (pools.py), so the heads learn to pick the right bullet among several, not only one.
+    pooled = pools.pool_pairs(pools.load_pools(folder))
+    real = [replace(p, bullet=signals.body(p.bullet), line=signals.body(p.line))
+            for p in dataset.load_pairs(folder) + pooled]
     seen = {l.text for l in corpus_lines}
     extra = [dataset.Line(f"{p.id}-line", p.domain, p.line, "durable", p.lang, "pair")
-             for p in real if p.relation in DURABLE_RELATIONS and p.line not in seen]
+             for p in real[:len(real) - len(pooled)] if p.relation in DURABLE_RELATIONS and p.line not in seen]
     lines = corpus_lines + extra
     store = features.VectorStore(model) if model else None
     vectors = None
@@ -105,7 +110,7 @@ def build(model: str | None, folder: Path = dataset.CORPUS) -> Data:
                 features.line_features([l.text for l in lines], line_vectors), np.asarray([l.kind for l in lines]),
                 features.pair_features([p.bullet for p in pairs], [p.line for p in pairs], vb, vl, pinned),
                 np.asarray([p.relation for p in pairs]), np.asarray([i < len(real) for i in range(len(pairs))]),
-                pinned, np.asarray([l.shape != "pair" for l in lines]))
+                np.asarray([len(real) - len(pooled) <= i < len(real) for i in range(len(pairs))]), pinned, np.asarray([l.shape != "pair" for l in lines]))
 
 
 def fit(x: np.ndarray, y: np.ndarray, c: float, model: str) -> Head:
@@ -135,15 +140,8 @@ def fit_relations(data: Data, rows: np.ndarray, model: str | None) -> tuple[Head
 def predict_relations(head: Head, x: np.ndarray, pinned: np.ndarray, gate: Head | None = None) -> list[str]:
     probs = head.probabilities(x)
     related = gate.probabilities(x)[:, gate.classes.index("related")] if gate is not None else np.ones(len(x))
-    out = []
-    for row, pin, p_related in zip(probs, pinned, related):
-        if p_related < GATE:
-            out.append("distinct")
-            continue
-        allowed = [c for c in allowed_classes(bool(pin)) if c in head.classes]
-        total = sum(float(row[head.classes.index(c)]) for c in allowed) or 1.0
-        out.append(decide_relation({c: float(row[head.classes.index(c)]) / total for c in allowed}, bool(pin)))
-    return out
+    return [decide_relation(pools.judged_row(head.classes, row, p, bool(pin)).mass, bool(pin))
+            for row, pin, p in zip(probs, pinned, related)]
 
 
 def predict_kinds(head: Head, x: np.ndarray) -> list[str]:

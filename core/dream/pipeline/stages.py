@@ -216,7 +216,8 @@ def consolidate(ctx: DreamContext) -> Progress:
         batch = todo[start:start + BATCH]
         answers = _ask_model(ctx, batch, rarity)
         for number, item in enumerate(batch, start=1):
-            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned)
+            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned,
+                                     both=_judgment(ctx) == "both")
             verdict = judge.Verdict(item.fact, rule)
             answer = answers.get(number)
             if answer is not None:
