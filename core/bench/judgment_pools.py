@@ -137,8 +137,18 @@ def evaluate(cases: Sequence[Case]) -> dict:
               "pools, no match": [c for c in cases if c.source == "pool" and c.truth_index is None]}
     table = {way: {g: accuracy(cs, deciders(t)) for g, cs in groups.items()} for way, t in ways.items()}
     best = max(THRESHOLDS, key=lambda t: (round(table[f"both@{t}"]["all"], 4), t))
+    overrides = {t: override_precision(cases, t) for t in THRESHOLDS}
+    safe = min((t for t in THRESHOLDS if overrides[t][0] >= pools.OVERRIDE_PRECISION), default=None)
     return {"table": table, "sizes": {g: len(cs) for g, cs in groups.items()}, "best_threshold": best,
-            "shipped_threshold": pools.OVERRIDE}
+            "overrides": overrides, "safe_threshold": safe, "shipped_threshold": pools.OVERRIDE}
+
+
+def override_precision(cases: Sequence[Case], threshold: float) -> tuple[float, int]:
+    """(the share of the head's overrides that are right, how many overrides) at `threshold`."""
+    made = [(c, pools.combine(c.rule[0], c.rule[1], c.judged, threshold)[0]) for c in cases]
+    made = [(c, ch) for c, ch in made if (ch.kind, ch.index) != (c.rule[0], c.rule[1] if c.rule[0] != pools.NEW
+                                                                  else None)]
+    return sum(right(c, ch.kind, ch.index) for c, ch in made) / max(len(made), 1), len(made)
 
 
 def report(result: dict) -> str:
@@ -148,7 +158,10 @@ def report(result: dict) -> str:
            "|---" * (len(groups) + 1) + "|"]
     for way, row in result["table"].items():
         out.append(f"| {way} | " + " | ".join(f"{row[g]:.3f}" for g in groups) + " |")
-    out += ["", f"Best threshold over pools and pairs: {result['best_threshold']} "
+    out += ["", "| both@T | overrides | right |", "|---|---|---|"]
+    out += [f"| {t} | {n} | {share:.3f} |" for t, (share, n) in result["overrides"].items()]
+    out += ["", f"Most accurate threshold over pools and pairs: {result['best_threshold']}; lowest threshold whose "
+                f"overrides are right at least {pools.OVERRIDE_PRECISION:.0%} of the time: {result['safe_threshold']} "
                 f"(shipped: pools.OVERRIDE = {result['shipped_threshold']})", ""]
     return "\n".join(out)
 

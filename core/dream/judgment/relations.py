@@ -14,8 +14,11 @@ The dream's relations: duplicate adds nothing (the bullet gets the source), and 
 with a pin when the fact restates it (any other agreeing fact is new);
 update and refinement replace the bullet (a refinement loses nothing of it); conflict holds the fact
 for a person. One word rule stays, near certain: a fact that restates a pin in its own words
-(nearly all of the pin's characters, the same negation) agrees with it. With "rules" (the default
-until the heads measure better on the consolidation cases) word_relations.py decides.
+(nearly all of the pin's characters, the same negation) agrees with it. With "rules"
+word_relations.py decides; with `both=True` word_relations.py decides unless the head is sure of
+another answer (pools.combine: a numbered neighbour the rules took for the same subject, a reversed
+preference, a permission against a pin), the threshold chosen on the corpus. The dream's "both"
+asks for that only when pools.override_on() (off by default: docs/benchmarks.md says why).
 """
 from __future__ import annotations
 
