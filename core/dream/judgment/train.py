@@ -6,7 +6,8 @@ and sentence model give the same weights).
 The kind head learns from every line; the relation head from every pair. A third head, the gate,
 learns whether a bullet and a line are about the same thing at all: the corpus' pairs (distinct
 ones included: they share a subject) against each pair's bullet set beside the line of another pair
-of the same domain, drawn with a fixed seed. In a dream most bullets a fact is compared with have
+of the same domain, drawn with a fixed seed. The corpus' candidate pools (pools.py) add each pool's
+match with its label and its other bullets as distinct (at NEIGHBOUR_WEIGHT). In a dream most bullets a fact is compared with have
 nothing to do with it; the gate turns those away before the relation head is asked. scikit-learn is needed here only; the dream reads
 the weights with numpy (heads.py).
 """
