@@ -10,6 +10,8 @@ import pytest
 
 from core.dream.judgment import dataset, pools
 from core.dream.judgment.pools import CONFLICT, DUPLICATE, NEW, UPDATE, Judged
+from core.dream.judgment.relations import Candidate, relate
+from core.dream.judgment.wording import Rarity
 
 
 def test_the_corpus_has_pools_in_many_domains_and_languages():
@@ -126,3 +128,50 @@ def test_the_gate_alone_never_overrides_a_rule_update():
     gated = pools.judged_row(classes, np.asarray([0.0, 0.0, 0.15, 0.05, 0.0, 0.8]), 0.01, pinned=False)
     assert gated.mass["distinct"] == 1.0 and pools.choose([gated]).kind == NEW
     assert pools.combine(UPDATE, 0, [gated], threshold=0.7) == (pools.Choice(0, UPDATE), False)
+
+
+# The shipped heads on pools written for this test (not in the corpus).
+def _pool(bullets):
+    return [Candidate(f"b{i}", b, 0.8 - 0.05 * i) for i, b in enumerate(bullets)]
+
+
+def _not_in_corpus(*texts):
+    known = {p.line for p in pools.load_pools()} | {b for p in pools.load_pools() for b in p.bullets}
+    known |= {p.line for p in dataset.load_pairs()} | {p.bullet for p in dataset.load_pairs()}
+    assert not set(texts) & known
+
+
+def test_the_head_picks_the_bullet_of_the_changed_slot_among_neighbours():
+    bullets = ["Greenhouse 1 grows the peppers", "Greenhouse 2 opens its vents at 27 °C", "Greenhouse 2 grows lettuce"]
+    fact = "Greenhouse 2 now opens its vents at 24 °C"
+    _not_in_corpus(fact, *bullets)
+    relation = relate(fact, _pool(bullets), learned=True)
+    assert (relation.kind, relation.target) == (UPDATE, "b1")
+
+
+def test_a_numbered_neighbour_is_a_new_fact_for_the_head():
+    bullets = ["Kiln 1 fires the stoneware at 1240 °C", "Kiln 2 fires the earthenware at 1080 °C",
+               "Kiln 1 is loaded on Mondays"]
+    fact = "Kiln 3 fires the raku pieces at 950 °C"
+    _not_in_corpus(fact, *bullets)
+    assert relate(fact, _pool(bullets), learned=True).kind == NEW
+
+
+def test_both_takes_the_heads_update_where_the_rules_see_nothing():
+    bullets = ["裁缝店在东街 5 号", "裁缝店的师傅姓胡", "裁缝店改衣服一般要三天"]
+    fact = "裁缝店搬到了西街 18 号"
+    _not_in_corpus(fact, *bullets)
+    candidates = _pool(bullets)
+    rarity = Rarity(bullets + [fact])
+    assert relate(fact, candidates, rarity).kind == NEW                     # the word rules alone
+    relation = relate(fact, candidates, rarity, both=True)
+    assert (relation.kind, relation.target) == (UPDATE, "b0") and "overrode" in relation.reason
+
+
+def test_the_override_is_off_in_the_dream_unless_asked(monkeypatch):
+    monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
+    assert pools.override_on() is pools.RELATIONS_IN_BOTH
+    monkeypatch.setenv("REVERIE_DREAM_RELATIONS", "both")
+    assert pools.override_on()
+    monkeypatch.setenv("REVERIE_DREAM_RELATIONS", "rules")
+    assert not pools.override_on()
