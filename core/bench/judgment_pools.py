@@ -139,8 +139,29 @@ def evaluate(cases: Sequence[Case]) -> dict:
     best = max(THRESHOLDS, key=lambda t: (round(table[f"both@{t}"]["all"], 4), t))
     overrides = {t: override_precision(cases, t) for t in THRESHOLDS}
     safe = min((t for t in THRESHOLDS if overrides[t][0] >= pools.OVERRIDE_PRECISION), default=None)
+    by_direction = direction_precision(cases, pools.OVERRIDE)
+    trusted = frozenset(d for d, (share, n) in by_direction.items()
+                        if share >= pools.OVERRIDE_PRECISION and n >= MIN_OVERRIDES)
+    restricted = lambda c: (lambda ch: (ch.kind, ch.index))(pools.combine(c.rule[0], c.rule[1], c.judged,
+                                                                          pools.OVERRIDE, trusted)[0])
+    table[f"both@{pools.OVERRIDE}, trusted changes"] = {g: accuracy(cs, restricted) for g, cs in groups.items()}
     return {"table": table, "sizes": {g: len(cs) for g, cs in groups.items()}, "best_threshold": best,
-            "overrides": overrides, "safe_threshold": safe, "shipped_threshold": pools.OVERRIDE}
+            "overrides": overrides, "safe_threshold": safe, "shipped_threshold": pools.OVERRIDE,
+            "directions": {f"{a} -> {b}": v for (a, b), v in sorted(by_direction.items())},
+            "trusted": sorted(f"{a} -> {b}" for a, b in trusted)}
+
+
+MIN_OVERRIDES = 10      # a change the head made fewer times than this on the corpus is not trusted
+
+
+def direction_precision(cases: Sequence[Case], threshold: float) -> dict:
+    """{(rules' kind, head's kind): (share of those overrides that are right, how many)} at `threshold`."""
+    out: dict = {}
+    for c in cases:
+        choice, overrode = pools.combine(c.rule[0], c.rule[1], c.judged, threshold)
+        if overrode:
+            out.setdefault((c.rule[0], choice.kind), []).append(right(c, choice.kind, choice.index))
+    return {d: (sum(v) / len(v), len(v)) for d, v in out.items()}
 
 
 def override_precision(cases: Sequence[Case], threshold: float) -> tuple[float, int]:
@@ -160,6 +181,10 @@ def report(result: dict) -> str:
         out.append(f"| {way} | " + " | ".join(f"{row[g]:.3f}" for g in groups) + " |")
     out += ["", "| both@T | overrides | right |", "|---|---|---|"]
     out += [f"| {t} | {n} | {share:.3f} |" for t, (share, n) in result["overrides"].items()]
+    out += ["", f"| change at {result['shipped_threshold']} (rules -> head) | overrides | right |", "|---|---|---|"]
+    out += [f"| {d} | {n} | {share:.3f} |" for d, (share, n) in result["directions"].items()]
+    out += ["", f"Trusted changes (right at least {pools.OVERRIDE_PRECISION:.0%} of {MIN_OVERRIDES}+ times): "
+                f"{', '.join(result['trusted']) or 'none'}"]
     out += ["", f"Most accurate threshold over pools and pairs: {result['best_threshold']}; lowest threshold whose "
                 f"overrides are right at least {pools.OVERRIDE_PRECISION:.0%} of the time: {result['safe_threshold']} "
                 f"(shipped: pools.OVERRIDE = {result['shipped_threshold']})", ""]

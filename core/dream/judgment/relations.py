@@ -75,7 +75,8 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
         if not both or not candidates:
             return rule
         index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
-        choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates))
+        choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates),
+                                         directions=pools.TRUSTED_CHANGES)
         if not overrode:
             return rule
         return _relation(choice, candidates, "the head overrode the rules, ")
