@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.dream.judgment import dataset, scores, train
+from core.bench import judgment_pools
+from core.dream.judgment import dataset, features, scores, train
 
 LANG_GROUPS = {"en": "en", "zh": "zh", "mixed": "mixed"}
 
@@ -44,6 +45,9 @@ def leave_one_domain_out(model: str | None, folder: Path = dataset.CORPUS) -> di
     rel_pred = np.empty(len(data.pairs), dtype=object)
     gate_rejected = np.zeros(len(data.pairs), dtype=bool)
     domains = sorted(set(line_domains) | set(pair_domains))
+    vectors = features.VectorStore(model) if model else None
+    cosines = features.VectorStore(judgment_pools.COSINE_MODEL) if model else None
+    cases = []
     for domain in domains:
         print(f"judgment: leaving out {domain}", file=sys.stderr, flush=True)
         test = (line_domains == domain) & data.line_real
@@ -53,14 +57,19 @@ def leave_one_domain_out(model: str | None, folder: Path = dataset.CORPUS) -> di
         test_pairs = (pair_domains == domain) & data.pair_real
         head, gate = train.fit_relations(data, pair_domains != domain, model)
         rel_pred[test_pairs] = train.predict_relations(head, data.pair_x[test_pairs], data.pinned[test_pairs], gate)
+        cases += judgment_pools.fold_cases(domain, judgment_pools.Decider(head, gate, vectors), folder, cosines)
         unrelated = (pair_domains == domain) & ~data.pair_real
         gate_rejected[unrelated] = np.asarray(train.predict_relations(head, data.pair_x[unrelated],
                                                                       data.pinned[unrelated], gate)) == "distinct"
-    real = data.pair_real
+    for store in (vectors, cosines):
+        if store:
+            store.save()
+    real = data.pair_real & ~data.pair_pool      # the figures stay on the corpus' pairs; pools: judgment_pools
     return {"lines": [l for l, r in zip(data.lines, data.line_real) if r], "kinds": list(kinds_pred[data.line_real]),
             "pairs": [p for p, r in zip(data.pairs, real) if r],
             "relations": list(rel_pred[real]), "domains": domains,
-            "unrelated_rejected": float(gate_rejected[~real].mean()) if (~real).any() else 0.0}
+            "unrelated_rejected": float(gate_rejected[~data.pair_real].mean()) if (~data.pair_real).any() else 0.0,
+            "decisions": judgment_pools.evaluate(cases)}
 
 
 def figures(result: dict) -> dict:
@@ -132,8 +141,10 @@ def summary_line(fig: dict) -> str:
 
 def cmd_bench_judgment(args) -> int:
     model = None if args.model in ("none", "") else args.model
-    fig = figures(leave_one_domain_out(model))
+    result = leave_one_domain_out(model)
+    fig = figures(result)
     print(report(fig))
+    print(judgment_pools.report(result["decisions"]))
     if args.longmemeval:
         from core.bench._knowledge_updates import update_recall
 
@@ -141,6 +152,8 @@ def cmd_bench_judgment(args) -> int:
         print(f"longmemeval knowledge-update pairs={total} update_recall={replaced / max(total, 1):.3f}"
               + (f" missed={','.join(missed)}" if missed else ""))
     if args.json:
-        args.json.write_text(json.dumps(fig, indent=1, ensure_ascii=False), encoding="utf-8")
+        args.json.write_text(json.dumps(fig | {"decisions": result["decisions"]}, indent=1, ensure_ascii=False),
+                             encoding="utf-8")
+    print(judgment_pools.summary_line(result["decisions"]))
     print(summary_line(fig))
     return 0

@@ -134,6 +134,32 @@ def test_leave_one_domain_out_scores_every_line_once_and_prints_the_summary_line
     assert "| label \\ predicted | durable | transient | one-off | secret |" in report
 
 
+def test_pools_train_the_heads_and_the_bench_decides_them_as_the_dream_would(tmp_path):
+    from core.bench import judgment_bench, judgment_pools
+
+    _small_corpus(tmp_path)
+    pools = {"garden": ("Bed 1 grows kale", ["Bed 1 grows kale", "Bed 2 grows leeks", "Bed 2 gets the shade"], 0,
+                        "duplicate"),
+             "car": ("Tyre pressure is 2.4 bar now", ["Car is blue", "Tyre pressure is 2.2 bar", "Car is a Fiat"], 1,
+                     "update"),
+             "books": ("Book club reads poetry in May", ["Book club has six members", "Book club reads novels"], None,
+                       "distinct")}
+    (tmp_path / "pools").mkdir()
+    for domain, (line, bullets, match, relation) in pools.items():
+        (tmp_path / "pools" / f"{domain}.jsonl").write_text(json.dumps(
+            {"id": f"{domain}-Q1", "lang": "en", "bullets": bullets, "pinned": [], "match": match,
+             "relation": relation, "line": line}) + "\n", encoding="utf-8")
+    result = judgment_bench.leave_one_domain_out(None, tmp_path)
+    assert len(result["relations"]) == 12              # the corpus' pairs only: pools are scored apart
+    decisions = result["decisions"]
+    assert decisions["sizes"]["pools"] == 3 and decisions["sizes"]["pairs"] == 12
+    assert set(decisions["table"]) >= {"rules", "head", "both@0.7"}
+    assert all(0.0 <= v <= 1.0 for row in decisions["table"].values() for v in row.values())
+    report = judgment_pools.report(decisions)
+    assert "| rules |" in report and "overrides are right" in report
+    assert judgment_pools.summary_line(decisions).startswith("relations rules=")
+
+
 def test_the_model_check_verdict_is_stored_and_said_in_plain_words(tmp_path):
     from core.dream.judgment import model_check
 

@@ -14,21 +14,22 @@ The dream's relations: duplicate adds nothing (the bullet gets the source), and 
 with a pin when the fact restates it (any other agreeing fact is new);
 update and refinement replace the bullet (a refinement loses nothing of it); conflict holds the fact
 for a person. One word rule stays, near certain: a fact that restates a pin in its own words
-(nearly all of the pin's characters, the same negation) agrees with it. With "rules" (the default
-until the heads measure better on the consolidation cases) word_relations.py decides.
+(nearly all of the pin's characters, the same negation) agrees with it. With "rules"
+word_relations.py decides; with `both=True` word_relations.py decides unless the head is sure of
+another answer (pools.combine: a numbered neighbour the rules took for the same subject, a reversed
+preference, a permission against a pin), the threshold chosen on the corpus. The dream's "both"
+asks for that only when pools.override_on() (off by default: docs/benchmarks.md says why).
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-from core.dream.judgment import heads, signals, word_relations
+from core.dream.judgment import heads, pools, signals, word_relations
 from core.dream.judgment.heads import FREE_CLASSES, allowed_classes
 from core.dream.judgment.word_relations import Candidate, Relation   # one shape for both judgments
 from core.dream.judgment.wording import Rarity, anchors, content, stem, stems
 
 NEW, DUPLICATE, UPDATE, CONFLICT = "new", "duplicate", "update", "conflict"
-_DREAM_KIND = {"duplicate": DUPLICATE, "agreement": DUPLICATE, "update": UPDATE, "refinement": UPDATE,
-               "conflict": CONFLICT}
 _SAYS = {"duplicate": "says the same", "agreement": "agrees with the pinned bullet",
          "update": "a new value for the same thing", "refinement": "the same fact with more detail",
          "conflict": "goes against the pinned bullet"}
@@ -48,49 +49,47 @@ def restates_pin(fact: str, pin: str) -> bool:
     return shared >= 0.8 and bool(signals.negations(fact)) == bool(signals.negations(pin))
 
 
-def judged(fact: str, candidates: Sequence[Candidate]) -> list[tuple[Candidate, dict[str, float], float]]:
-    """Each candidate with the head's probability of every relation allowed for it (they sum to 1)
-    and the gate's probability that the two are about one thing."""
+def judged(fact: str, candidates: Sequence[Candidate]) -> list[tuple[Candidate, pools.Judged]]:
+    """Each candidate with the head's view of it: the probability of every relation allowed for it
+    (they sum to 1) and the gate's probability that the two are about one thing."""
     if not candidates:
         return []
     classes, probs, related = heads.relation_probabilities([c.text for c in candidates], [fact] * len(candidates),
                                                            [c.pinned for c in candidates])
-    out = []
-    for candidate, row, p_related in zip(candidates, probs, related):
-        allowed = allowed_classes(candidate.pinned)
-        mass = {c: float(row[classes.index(c)]) for c in allowed if c in classes}
-        total = sum(mass.values()) or 1.0
-        mass = {c: p / total for c, p in mass.items()}
-        if p_related < heads.GATE:              # about something else: the gate turns it away
-            mass = {c: (1.0 if c == "distinct" else 0.0) for c in mass}
-        if candidate.pinned and restates_pin(fact, candidate.text):
-            mass = {c: (1.0 if c == "agreement" else 0.0) for c in mass}
-        out.append((candidate, mass, float(p_related)))
-    return out
+    return [(c, pools.judged_row(classes, row, p, c.pinned, c.pinned and restates_pin(fact, c.text)))
+            for c, row, p in zip(candidates, probs, related)]
 
 
-def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = None, learned: bool = False) -> Relation:
+def _views(fact: str, candidates: Sequence[Candidate]) -> list[pools.Judged]:
+    return [view for _c, view in judged(fact, candidates)]
+
+
+def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = None, learned: bool = False,
+           both: bool = False) -> Relation:
     """The relation of `fact` to the best of `candidates` (ranked by cosine, best first). The head
-    needs no `rarity` (counts of the page); the word rules do."""
+    needs no `rarity` (counts of the page); the word rules do. `both`: the word rules decide unless
+    the head is at least pools.OVERRIDE sure of another answer (core/dream/judgment/pools.py)."""
     if not learned:
         old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
-        return Relation(old.kind, old.target, old.reason, old.cosine)
-    best = None
-    for candidate, mass, p_related in judged(fact, candidates):
-        label = heads.decide_relation(mass, candidate.pinned)
-        # Agreeing with a pin is no conflict, but only a fact that restates the pin is the pin: a pinned
-        # bullet is often a plain fact ("Maya is a backend engineer in Lisbon"), and a new fact about
-        # its subject that does not contradict it is news.
-        if label == "distinct" or (label == "agreement" and not restates_pin(fact, candidate.text)):
-            continue
-        # Among several bullets the fact may relate to, the one most surely about the same thing.
-        if best is None or mass[label] * p_related > best[3]:
-            best = (candidate, label, mass[label], mass[label] * p_related)
-    if best is None:
-        return Relation(NEW, "", "", candidates[0].cosine if candidates else 0.0)
-    candidate, label, p, _sure = best
-    return Relation(_DREAM_KIND[label], candidate.key, f"{_SAYS[label]} (learned, p={p:.2f})", candidate.cosine,
-                    label, p)
+        rule = Relation(old.kind, old.target, old.reason, old.cosine)
+        if not both or not candidates:
+            return rule
+        index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
+        choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates),
+                                         directions=pools.TRUSTED_CHANGES)
+        if not overrode:
+            return rule
+        return _relation(choice, candidates, "the head overrode the rules, ")
+    return _relation(pools.choose(_views(fact, candidates)), candidates, "")
+
+
+def _relation(choice: pools.Choice, candidates: Sequence[Candidate], why: str) -> Relation:
+    if choice.index is None:
+        return Relation(NEW, "", f"{why}about nothing in MEMORY.md (learned, p={choice.sure:.2f})" if why else "",
+                        candidates[0].cosine if candidates else 0.0)
+    candidate = candidates[choice.index]
+    return Relation(choice.kind, candidate.key, f"{why}{_SAYS[choice.label]} (learned, p={choice.probability:.2f})",
+                    candidate.cosine, choice.label, choice.probability)
 
 
 def contradicts(a: str, b: str, learned: bool = False) -> bool:

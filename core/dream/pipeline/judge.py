@@ -1,5 +1,6 @@
 """One durable fact, decided: added, skipped as a duplicate, replacing a bullet, or held as a
-conflict with a pin. The learned head of core/dream/judgment/relations.py decides; a model, when
+conflict with a pin. The word rules, the learned head of core/dream/judgment/relations.py or both
+(the rules unless the head is sure otherwise) decide; a model, when
 there is one, may only choose among the answers the head finds plausible (see `allowed`), so a
 small model's guess can confirm or pick, never break MEMORY.md.
 
@@ -59,9 +60,10 @@ def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate
 
 
 def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity,
-          learned: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
+          learned: bool = False, both: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
+    """`both`: the word rules decide unless the learned head is sure of another answer."""
     pool = candidates(fact, memory, score)
-    return relations.relate(fact.text, [c for c, _ in pool], rarity, learned), pool
+    return relations.relate(fact.text, [c for c, _ in pool], rarity, learned, both), pool
 
 
 PLAUSIBLE = 0.3         # a relation the head gives at least this probability is one a model may pick
@@ -83,8 +85,8 @@ def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rar
             answers.add((CONFLICT, c.key) if c.pinned else (UPDATE, c.key))
         return answers
     if rule.kind == NEW and learned:
-        answers |= {(DUPLICATE, c.key) for c, mass, _related in relations.judged(fact.text, [c for c, _e in pool])
-                    if not c.pinned and mass.get("duplicate", 0.0) >= PLAUSIBLE}
+        answers |= {(DUPLICATE, c.key) for c, view in relations.judged(fact.text, [c for c, _e in pool])
+                    if not c.pinned and view.mass.get("duplicate", 0.0) >= PLAUSIBLE}
     elif rule.kind == NEW:
         answers |= {(DUPLICATE, c.key) for c, _e in pool
                     if word_relations.could_be_duplicate(fact.text, c, rarity or Rarity([fact.text]))}

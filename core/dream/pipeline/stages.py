@@ -20,7 +20,7 @@ from core.cancel import CancelToken
 from core.config import Settings
 from core.dream.pipeline import condense, judge, prompts, relevance
 from core.dream.pipeline.budget import addable, limit_new_facts, not_proposed
-from core.dream.judgment import model_check
+from core.dream.judgment import model_check, pools
 from core.dream.judgment.kinds import classify_facts, classify_facts_both
 from core.dream.pipeline.material import Fact, Material, gather
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
@@ -216,7 +216,8 @@ def consolidate(ctx: DreamContext) -> Progress:
         batch = todo[start:start + BATCH]
         answers = _ask_model(ctx, batch, rarity)
         for number, item in enumerate(batch, start=1):
-            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned)
+            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned,
+                                     both=_judgment(ctx) == "both" and pools.override_on())
             verdict = judge.Verdict(item.fact, rule)
             answer = answers.get(number)
             if answer is not None:

@@ -1,0 +1,173 @@
+"""Candidate pools: one new line against several MEMORY.md bullets on its subject, as a dream sees it.
+
+A corpus pair holds one bullet; a real MEMORY.md holds several bullets per subject ("Pump 1 feeds
+the loop", "Pump 2 runs at 40 l/min", ...), and a fact must be matched with the right one, or with
+none. corpus/pools/<domain>.jsonl hold such pools, written by hand:
+`{"id", "lang", "bullets": [...], "pinned": [indices], "match": index or null, "relation", "line"}`.
+The matched bullet carries `relation`; every other bullet of the pool is about the same subject
+but another fact, so the pair is "distinct" (these are the neighbours the relation head must learn
+to leave alone: "line 0" against "line 1", another slot of the same person).
+
+Here: reading pools, turning them into training pairs, picking the best candidate from the head's
+probabilities (`choose`), and "both": the word rules' answer unless the head is sure of another
+(`combine`). relations.py applies these in the dream; core/bench/judgment_bench.py measures them.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from core.dream.judgment import dataset
+from core.dream.judgment.heads import GATE, allowed_classes, decide_relation
+
+NEW, DUPLICATE, UPDATE, CONFLICT = "new", "duplicate", "update", "conflict"
+DREAM_KIND = {"duplicate": DUPLICATE, "agreement": DUPLICATE, "update": UPDATE, "refinement": UPDATE,
+              "conflict": CONFLICT}
+# "both": the head overrides the word rules only when it is at least this sure of its own answer.
+# Chosen on the corpus, leave one domain out (`reverie bench judgment` prints the sweep), never by the
+# consolidation cases' scores: the lowest threshold at which the head's overrides are right at least
+# OVERRIDE_PRECISION of the time. A wrong override loses a fact or a bullet the rules had right;
+# the threshold of best accuracy (0.5) overrides a third more often, wrongly one time in eight.
+OVERRIDE_PRECISION = 0.9
+OVERRIDE = 0.7
+# The changes of the rules' answer the head may make: those right at least OVERRIDE_PRECISION of at
+# least 10 times at OVERRIDE on the corpus, leave one domain out (`reverie bench judgment` lists every
+# change). Not trusted there: a conflict with a pin turned into anything else, a rule's bullet swapped
+# for another, a duplicate turned new, a new fact turned into a conflict.
+TRUSTED_CHANGES = frozenset({(DUPLICATE, UPDATE), (NEW, DUPLICATE), (NEW, UPDATE), (UPDATE, DUPLICATE),
+                             (UPDATE, NEW)})
+# Whether dream.judgment = "both" lets the head override the rules' relations. Off: at OVERRIDE the
+# consolidation cases lose an update and a durable fact (docs/benchmarks.md), so relations stay the
+# rules' under "both" until the head measures no worse there. REVERIE_DREAM_RELATIONS=both turns it
+# on for a run (a benchmark, a held-out measurement); =rules turns it off.
+RELATIONS_IN_BOTH = False
+
+
+def override_on() -> bool:
+    """Whether "both" lets the head override the rules' relations in this process."""
+    wanted = os.environ.get("REVERIE_DREAM_RELATIONS", "")
+    return wanted == "both" if wanted else RELATIONS_IN_BOTH
+
+
+@dataclass(frozen=True)
+class Pool:
+    id: str
+    domain: str
+    line: str
+    bullets: tuple[str, ...]
+    pinned: frozenset[int]
+    match: int | None
+    relation: str
+    lang: str
+
+
+def load_pools(folder: Path = dataset.CORPUS) -> list[Pool]:
+    pools = []
+    for path in sorted((folder / "pools").glob("*.jsonl")):
+        for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not raw.strip():
+                continue
+            try:
+                r = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise dataset.CorpusError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+            bullets, match = tuple(r["bullets"]), r.get("match")
+            if r.get("relation") not in dataset.RELATIONS or (match is None) != (r["relation"] == "distinct") \
+                    or (match is not None and not 0 <= match < len(bullets)):
+                raise dataset.CorpusError(f"{path}:{number}: {r.get('id')}: relation and match disagree")
+            pools.append(Pool(r["id"], path.stem, r["line"], bullets, frozenset(r.get("pinned", ())), match,
+                              r["relation"], r.get("lang", "en")))
+    return pools
+
+
+def pool_pairs(pools: Sequence[Pool]) -> list[dataset.Pair]:
+    """Every (bullet, line) of every pool: the match with its relation, the neighbours distinct."""
+    return [dataset.Pair(f"{p.id}-b{i}", p.domain, bullet, p.line, p.relation if i == p.match else "distinct",
+                         i in p.pinned, p.lang)
+            for p in pools for i, bullet in enumerate(p.bullets)]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The head on one candidate: probabilities over the relations allowed for it (summing to 1, the
+    gate already applied), the gate's probability that the two are about one thing, and whether the
+    fact restates the bullet's pin in its own words."""
+    mass: dict
+    related: float
+    pinned: bool
+    restates: bool = False
+    own: dict | None = None     # the relation head's probabilities before the gate (None: as `mass`)
+
+
+@dataclass(frozen=True)
+class Choice:
+    index: int | None           # the candidate chosen; None: the fact is new
+    kind: str                   # new | duplicate | update | conflict
+    label: str = ""             # the corpus label behind it
+    probability: float = 0.0    # the head's probability of the label on that candidate
+    sure: float = 0.0           # how sure the head is of this answer (label probability x gate)
+
+
+def judged_row(classes: Sequence[str], row, related: float, pinned: bool, restates: bool = False) -> Judged:
+    """One row of the relation head's probabilities, renormalised over the relations allowed for the
+    bullet; a pair the gate turns away (or a restated pin) is decided outright."""
+    mass = {c: float(row[list(classes).index(c)]) for c in allowed_classes(pinned) if c in classes}
+    total = sum(mass.values()) or 1.0
+    mass = own = {c: p / total for c, p in mass.items()}
+    if related < GATE:
+        mass = {c: (1.0 if c == "distinct" else 0.0) for c in mass}
+    if pinned and restates:
+        mass = {c: (1.0 if c == "agreement" else 0.0) for c in mass}
+    return Judged(mass, float(related), pinned, restates, own)
+
+
+def choose(judged: Sequence[Judged]) -> Choice:
+    """The candidate whose related answer is most surely right, or none. Agreeing with a pin is no
+    conflict, but only a fact that restates the pin is the pin: a pinned bullet is often a plain fact,
+    and a new fact about its subject that does not contradict it is news."""
+    best = None
+    for i, j in enumerate(judged):
+        label = decide_relation(j.mass, j.pinned)
+        if label == "distinct" or (label == "agreement" and not j.restates):
+            continue
+        sure = j.mass[label] * j.related
+        if best is None or sure > best.sure:
+            best = Choice(i, DREAM_KIND[label], label, j.mass[label], sure)
+    if best is not None:
+        return best
+    return Choice(None, NEW, "distinct", 1.0, min((unrelated(j) for j in judged), default=1.0))
+
+
+def unrelated(j: Judged) -> float:
+    """The head's probability that the fact neither repeats, updates nor breaks this bullet."""
+    stays = j.mass.get("distinct", 0.0) + (0.0 if j.restates else j.mass.get("agreement", 0.0))
+    return (1.0 - j.related) + j.related * stays
+
+
+def surely_another_fact(j: Judged) -> float:
+    """How sure the relation head itself is that the fact leaves this bullet alone. The gate does not
+    count here: it learned from lines of other subjects, so it is no evidence against a bullet the
+    word rules matched on its words ("two hives" / "only one hive left": gate 0.0, an update)."""
+    own = j.own if j.own is not None else j.mass
+    return own.get("distinct", 0.0) + (0.0 if j.restates else own.get("agreement", 0.0))
+
+
+def combine(rule_kind: str, rule_index: int | None, judged: Sequence[Judged],
+            threshold: float = OVERRIDE, directions: frozenset | None = None) -> tuple[Choice, bool]:
+    """"both": (the answer, whether the head overrode the rules). The rules' answer stands unless the
+    head answers otherwise and is at least `threshold` sure: of its own candidate and label, or, when
+    it finds the fact new, that the bullet the rules picked is another fact (surely_another_fact).
+    `directions`: only these (rules' kind, head's kind) changes may happen (None: any)."""
+    head = choose(judged)
+    if rule_kind == NEW:
+        rule_index = None
+    if head.kind == rule_kind and head.index == rule_index:
+        return head, False
+    sure = head.sure if head.index is not None else (surely_another_fact(judged[rule_index])
+                                                     if rule_index is not None else 1.0)
+    if sure >= threshold and (directions is None or (rule_kind, head.kind) in directions):
+        return head, True
+    return Choice(rule_index, rule_kind), False
