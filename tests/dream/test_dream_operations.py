@@ -83,9 +83,14 @@ def test_a_drop_needs_a_reason():
 def test_a_bullet_without_id_gets_one_when_a_dream_changes_it():
     memory = WorkingMemory(GOLDEN)
     entry = next(e for e in memory.entries if e.text.startswith("Written by the person"))
-    memory.update(entry, add_sources=("memory/2026-11-05.md#L3",), op="sources", reason="seen again")
+    # The same fact seen again changes nothing in the person's line (the log keeps that source) ...
+    assert not memory.update(entry, add_sources=("memory/2026-11-05.md#L3",), op="sources", reason="seen again")
+    assert memory.changes() == []
+    # ... a new value does, and the line gets an id and its source
+    memory.update(entry, text="Written by the person, with provenance now",
+                  add_sources=("memory/2026-11-05.md#L3",), op="replace", reason="a new value")
     line = memory.changes()[0].after
-    assert line.startswith("- Written by the person, no provenance at all <!-- id:m-") and "src:memory/2026-11-05.md#L3" in line
+    assert line.startswith("- Written by the person, with provenance now <!-- id:m-") and "src:memory/2026-11-05.md#L3" in line
 
 
 def test_change_round_trips_through_json():
