@@ -56,6 +56,7 @@ LOG_LINES = [
     ("connect with postgres:s3cretPass@db.internal:5432", "s3cretPass"),
     ("the admin password is P@ss[w0rd]! for now", "P@ss[w0rd]!"),
     ("the vault password is abc/def123", "abc/def123"),
+    ("Mail app password for the laptop: qhtm-zrwd-pfka-vyen", "qhtm-zrwd-pfka-vyen"),
 ])
 def test_generic_shapes_are_found_whole(line, value):
     assert value not in redact(line), redact(line)
@@ -67,6 +68,7 @@ def test_generic_shapes_are_found_whole(line, value):
     "the memory id:m-aee548 is the key fact", "secret key path is keys/deploy/id_ed25519.pub",
     "we changed the password policy to 90 days", "the password is required for every login",
     "password: see docs/setup", "The user is Bob and the account is active",
+    "the password hint is: blue-with-gold", "the wiki page is team-docs-main-page",
 ])
 def test_ids_paths_and_prose_are_not_secrets(line):
     assert find_secrets(line) == [], line
