@@ -51,6 +51,18 @@ _ALONE_MIN_WORDS = 3          # a sub-bullet shorter than this carries its paren
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
+def code_fence(line: str, fence: str) -> tuple[str, bool]:
+    """One line through a fenced code block: (the fence still open after it, "" when none; whether the
+    line is code or a fence, not text). A block closes with a fence of its character, at least as long."""
+    match = _FENCE.match(line)
+    if fence:
+        closes = bool(match) and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+        return ("" if closes else fence), True
+    if match:
+        return match.group(1), True
+    return "", False
+
+
 @dataclass(frozen=True)
 class Statement:
     text: str          # the statement as it would read in MEMORY.md (markers, bold and stamps removed)
@@ -151,14 +163,11 @@ def statements(lines: list[str], start: int = 0) -> list[Statement]:
             if index > 0 and stripped in ("---", "..."):
                 front_matter = False
             continue
-        fence_match = _FENCE.match(raw)
-        if fence:
-            if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if fence_match:
-            close()
-            fence = fence_match.group(1)
+        was_code = bool(fence)
+        fence, code = code_fence(raw, fence)
+        if code:
+            if not was_code:
+                close()          # a block opens: the statement before it ends
             continue
         if not stripped:
             close()

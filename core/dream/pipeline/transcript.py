@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.dream.pipeline.extraction import Statement, plain, statements
+from core.dream.pipeline.extraction import Statement, code_fence, plain, statements
 from core.dream.pipeline.session_facts import is_statement
 
 # A role label: one or two words (letters in any script), maybe in bold or with a short remark in
@@ -33,7 +33,6 @@ _ROLE_LINE = re.compile(r"^(?:\*\*|__)?([^\W\d_][^\W_]{0,15}(?:[ -][^\W\d_][^\W_
 # A block a harness wraps in a tag inside the person's turn ("<composio> … </composio>"): context it
 # injected, not what the person said.
 _TAG_OPEN = re.compile(r"^\s*<([A-Za-z][\w-]{0,40})(?:\s[^>]*)?>\s*$")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 # Role names, lower-cased: who the person is, and who is not (the assistant, the system, tools).
 PERSON_ROLES = frozenset({
     "user", "human", "me", "person", "you", "customer", "client", "用户", "用戶", "使用者", "我", "人类", "ユーザー",
@@ -59,13 +58,8 @@ class Turn:
 def _role_lines(lines: list[str]) -> list[tuple[int, str]]:
     found, fence = [], ""
     for index, line in enumerate(lines):
-        match = _FENCE.match(line)
-        if fence:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if match:
-            fence = match.group(1)
+        fence, code = code_fence(line, fence)
+        if code:
             continue
         role = _ROLE_LINE.match(line)
         if role:
@@ -129,13 +123,8 @@ def _person_statements(lines: list[str], turn: Turn, start: int) -> list[Stateme
         if opened:
             tag = opened.group(1)
             continue
-        match = _FENCE.match(line)
-        if fence:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if match:
-            fence = match.group(1)
+        fence, code = code_fence(line, fence)
+        if code:
             continue
         text = _STAMP.sub("", line.strip())
         if index < start or not text or text.startswith(">") or _HEADER_ONLY.search(text):
