@@ -13,22 +13,13 @@ from core.llm import open_client
 from desktop.views.change_list import RELATION, STATE, TEXT, bullet_text
 from desktop.views.dream_view import DreamView
 
-from tests.support.blocking_llm import no_model
+from tests.support.blocking_llm import dreamed_view, no_model
 from tests.support.dreamkit import review_workspace
 from tests.support.llm_server import free_port
 
 
 def opened(qtbot, controller) -> DreamView:
-    view = DreamView(controller)
-    qtbot.addWidget(view)
-    view.resize(1400, 850)
-    view.show()
-    with qtbot.waitSignal(view.proposalsLoaded, timeout=10_000):
-        pass
-    with qtbot.waitSignal(controller.dreamFinished, timeout=120_000):
-        view.dream_button.click()
-    qtbot.waitUntil(lambda: view.review.proposal is not None, timeout=10_000)
-    return view
+    return dreamed_view(qtbot, controller, (1400, 850))
 
 
 @pytest.fixture

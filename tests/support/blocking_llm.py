@@ -43,13 +43,21 @@ class BlockingLLM:
         pass
 
 
-def dream_in_view(qtbot, make_controller, ws):
+def dream_in_view(qtbot, make_controller, ws, size: tuple[int, int] | None = None):
     """A DreamView on `ws` (no model) after one dream asked for with its button; its proposal loaded."""
+    return dreamed_view(qtbot, make_controller(ws, llm_factory=no_model), size)
+
+
+def dreamed_view(qtbot, controller, size: tuple[int, int] | None = None):
+    """A DreamView on `controller` after one dream asked for with its button; its proposal loaded.
+    With `size`, the view is shown at that size first (layout is looked at)."""
     from desktop.views.dream_view import DreamView
 
-    controller = make_controller(ws, llm_factory=no_model)
     view = DreamView(controller)
     qtbot.addWidget(view)
+    if size is not None:
+        view.resize(*size)
+        view.show()
     with qtbot.waitSignal(view.proposalsLoaded, timeout=10_000):
         pass
     with qtbot.waitSignal(controller.dreamFinished, timeout=120_000):
