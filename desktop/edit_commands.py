@@ -17,10 +17,14 @@ class EditCommands:
         view = self.current_view()
         return getattr(view, "json_editor", None) or view
 
+    def _on_target(self, method: str) -> None:
+        """Call `method` of the edit target, where it has one (a reader has no save, a session no history)."""
+        action = getattr(self._edit_target(), method, None)
+        if action is not None:
+            action()
+
     def save_current(self) -> None:
-        target = self._edit_target()
-        if target is not None and hasattr(target, "save"):
-            target.save()
+        self._on_target("save")
 
     def undo(self) -> None:
         """Undo typing in the focused text; with nothing to undo there, the last saved change of the file."""
@@ -31,11 +35,7 @@ class EditCommands:
         self.undo_saved_change()
 
     def undo_saved_change(self) -> None:
-        target = self._edit_target()
-        if target is not None and hasattr(target, "undo_last_change"):
-            target.undo_last_change()
+        self._on_target("undo_last_change")
 
     def show_history(self) -> None:
-        target = self._edit_target()
-        if target is not None and hasattr(target, "show_history"):
-            target.show_history()
+        self._on_target("show_history")
