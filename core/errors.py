@@ -71,6 +71,8 @@ class ContextOverflowError(ModelError):
 class TruncatedReplyError(ModelError):
     """The model's reply was cut off (the server or worker went away mid-reply): nothing of it may be used."""
 
+    whole_lines = ""      # what of the reply may be used: nothing, unless it stopped at its limit (below)
+
 
 class ReplyAtLimitError(TruncatedReplyError):
     """The reply stopped at its token limit (finish_reason "length"): its last line ends mid-sentence.

@@ -23,7 +23,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -166,11 +165,14 @@ def figures(score) -> dict:
 
 
 def _judgment(args) -> str:
-    """The judgment the dreams ran with: REVERIE_DREAM_JUDGMENT wins in the dream, then --judgment, then
-    the setting."""
+    """The judgment the dreams ran with, read as the dream reads it (--judgment is set on its settings)."""
     from core.config import Settings
+    from core.dream.pipeline.stages import judgment_of
 
-    return os.environ.get("REVERIE_DREAM_JUDGMENT") or getattr(args, "judgment", None) or Settings().dream.judgment
+    settings = Settings()
+    if getattr(args, "judgment", None):
+        settings = settings.replace("dream", judgment=args.judgment)
+    return judgment_of(settings)
 
 
 def write_summary(results: Path, args, scores: list, runs: dict[str, dict], model: str, embeddings: str) -> Path:

@@ -136,7 +136,7 @@ def ask(llm, messages: list[Message], *, max_tokens: int, json_schema: dict | No
     except (ModelCancelled, ContextOverflowError):
         raise
     except TruncatedReplyError as exc:
-        return ModelReply(text=getattr(exc, "whole_lines", ""), error=f"model reply cut off: {exc}", cut=True)
+        return ModelReply(text=exc.whole_lines, error=f"model reply cut off: {exc}", cut=True)
     except ModelError as exc:
         return ModelReply(error=f"model failed: {exc}")
     except ValueError as exc:  # a client that could not decode the model's JSON

@@ -279,10 +279,14 @@ def _ask_model(ctx: DreamContext, batch: list[Prepared], rarity: Rarity) -> dict
             if 1 <= op.fact <= len(batch)}
 
 
-def _judgment(ctx: DreamContext) -> str:
+def judgment_of(settings) -> str:
     """dream.judgment: "rules", "learned" or "both". REVERIE_DREAM_JUDGMENT overrides the setting (a
     benchmark's temporary workspaces have no config)."""
-    return os.environ.get("REVERIE_DREAM_JUDGMENT") or getattr(getattr(ctx.settings, "dream", None), "judgment", "")
+    return os.environ.get("REVERIE_DREAM_JUDGMENT") or getattr(getattr(settings, "dream", None), "judgment", "")
+
+
+def _judgment(ctx: DreamContext) -> str:
+    return judgment_of(ctx.settings)
 
 
 def _learned(ctx: DreamContext) -> bool:
