@@ -164,16 +164,26 @@ def _durable_weight(text: str) -> float:
     return total
 
 
+def _net_tallies(body: str) -> tuple[float, str, float, str]:
+    """The transient and one-off totals of a line, less its signs of a lasting rule, with their reasons."""
+    transient, t_reason = _tally(body, _TRANSIENT)
+    one_off, o_reason = _tally(body, _ONE_OFF)
+    lasting = _durable_weight(body)
+    return transient - lasting, t_reason, one_off - lasting, o_reason
+
+
+def signs_against_durable(text: str) -> float:
+    """The larger of a line's net transient and one-off totals: above 0, the rules see some sign that
+    it is a to-do, status or single event, though below THRESHOLD it is not enough for them alone."""
+    transient, _, one_off, _ = _net_tallies(text.strip())
+    return max(transient, one_off)
+
+
 def classify_fact(text: str) -> FactKind:
     """The kind of one fact (its text without the bullet marker and time stamp)."""
     if holds_secret(text):
         return FactKind(SECRET, "holds a password, token or key", 10.0)
-    body = text.strip()
-    transient, t_reason = _tally(body, _TRANSIENT)
-    one_off, o_reason = _tally(body, _ONE_OFF)
-    lasting = _durable_weight(body)
-    transient -= lasting
-    one_off -= lasting
+    transient, t_reason, one_off, o_reason = _net_tallies(text.strip())
     if max(transient, one_off) < THRESHOLD:
         return FactKind(DURABLE)
     if transient >= one_off:
