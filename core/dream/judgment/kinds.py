@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.dream.judgment import heads, word_kinds
+from core.dream.judgment import heads, signals, word_kinds
 from core.secrets import holds_secret
 
 DURABLE, TRANSIENT, ONE_OFF, SECRET = "durable", "transient", "one-off", "secret"
@@ -72,36 +72,35 @@ def classify_facts(texts: Sequence[str], learned: bool = False) -> list[FactKind
     return [k for k in out if k is not None]
 
 
-# "both": the word rules first; a fact they find durable is held back when the learned head is
-# VETO_P sure it is not, or WEAK_VETO_P sure where the rules saw some sign against durable (a to-do,
-# status or event word below their own threshold). Chosen leave-one-domain-out on the corpus (never on
-# a consolidation case; docs/benchmarks.md): the lowest bars that keep LODO durable recall at 0.99 —
-# a fact lost costs the memory, one kept by mistake a review click. Lower bars catch more transient
-# and one-off lines but lose durable ones (VETO_P 0.55: recall 0.967), and on the development cases
-# hold back updates written like status ("moved to ...").
-VETO_P = 0.9
-WEAK_VETO_P = 0.5
+# "both": the word rules first; a fact they find durable is held back when the learned head (which
+# reads the rules' evidence among its features) is at least VETO_P sure it is not. Chosen leave one
+# domain out on the corpus, never on a consolidation case (`reverie bench judgment`, "promotion";
+# docs/benchmarks.md): the lowest threshold on a 0.05 grid that keeps LODO durable recall at 0.99 or
+# more (what the default kept before) — a fact lost costs the memory, one kept by mistake a review click.
+VETO_P = 0.85
 
 
-def vetoed(row, classes: Sequence[str], against: float, veto_p: float = VETO_P,
-           weak_p: float = WEAK_VETO_P) -> int | None:
-    """The index of the kind the head holds a rules-durable fact back as, or None: kept durable.
-    `row` holds the head's probabilities, `against` the rules' net sign against durable."""
+def vetoed(row, classes: Sequence[str], veto_p: float = VETO_P) -> int | None:
+    """The index of the kind the head holds a rules-durable fact back as, or None: it stays durable."""
     best = int(row.argmax())
-    if classes[best] == DURABLE:
-        return None
-    return best if row[best] >= veto_p or (against > 0 and row[best] >= weak_p) else None
+    return None if classes[best] == DURABLE or row[best] < veto_p else best
 
 
-def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P,
-                        weak_p: float = WEAK_VETO_P) -> list[FactKind]:
-    """The rules' kind, or the learned head's where the rules say durable and the head is sure it is not."""
+def _same_words(text: str) -> str:
+    return " ".join(signals.body(text).casefold().split()).rstrip(".。!！")
+
+
+def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequence[str] = ()) -> list[FactKind]:
+    """The rules' kind, or the learned head's where the rules say durable and the head is sure it is not.
+    A fact that says word for word what a bullet of MEMORY.md (`kept`) says is never held back by the
+    head: the memory itself already records it as lasting."""
     out = [FactKind(k.kind, k.reason, k.score) for k in map(word_kinds.classify_fact, texts)]
-    todo = [i for i, kind in enumerate(out) if kind.kind == DURABLE]
+    known = {_same_words(t) for t in kept}
+    todo = [i for i, kind in enumerate(out) if kind.kind == DURABLE and _same_words(texts[i]) not in known]
     if todo:
         classes, probs = heads.kind_probabilities([texts[i] for i in todo])
         for i, row in zip(todo, probs):
-            best = vetoed(row, classes, word_kinds.signs_against_durable(texts[i]), veto_p, weak_p)
+            best = vetoed(row, classes, veto_p)
             if best is not None:
                 kind = classes[best]
                 why = _WHY.get(kind, "")

@@ -172,11 +172,14 @@ def _net_tallies(body: str) -> tuple[float, str, float, str]:
     return transient - lasting, t_reason, one_off - lasting, o_reason
 
 
-def signs_against_durable(text: str) -> float:
-    """The larger of a line's net transient and one-off totals: above 0, the rules see some sign that
-    it is a to-do, status or single event, though below THRESHOLD it is not enough for them alone."""
-    transient, _, one_off, _ = _net_tallies(text.strip())
-    return max(transient, one_off)
+def rule_signals(text: str) -> list[float]:
+    """The rules' evidence as features for the learned kind head (features.line_features): the
+    transient, one-off and lasting totals (in units of THRESHOLD) and whether the rules alone hold the
+    line back. The head learns on the corpus how far to trust each, in every language."""
+    body = text.strip()
+    transient, one_off, lasting = _tally(body, _TRANSIENT)[0], _tally(body, _ONE_OFF)[0], _durable_weight(body)
+    return [transient / THRESHOLD, one_off / THRESHOLD, lasting / THRESHOLD,
+            float(max(transient, one_off) - lasting >= THRESHOLD)]
 
 
 def classify_fact(text: str) -> FactKind:
