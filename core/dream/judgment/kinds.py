@@ -8,8 +8,8 @@ durable facts are promoted; the rest stay in the logs and in search, and the rev
 lists them with the reason.
 
 With `dream.judgment = "learned"` a learned head decides (core/dream/judgment/heads.py: a linear model over the line's sentence
-vector, its character n-grams and shape signals, trained on the labelled corpus in every
-language it holds). Word rules stay only where they are near certain: the secret scanner
+vector, its character n-grams, shape signals and the word rules' evidence, trained on the labelled
+corpus in every language it holds). Word rules stay only where they are near certain: the secret scanner
 (core/secrets; a secret is never promoted, whatever the head says) and an explicit to-do marker
 at the start of the line ("TODO:", "FIXME:", "待办：", an open checkbox "[ ]"). With "rules" the
 word rules of word_kinds.py decide. With "both" (the default) the word rules decide, and a fact they
