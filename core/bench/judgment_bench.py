@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.bench import judgment_pools
+from core.bench import judgment_kinds, judgment_pools
 from core.dream.judgment import dataset, features, scores, train
 
 LANG_GROUPS = {"en": "en", "zh": "zh", "mixed": "mixed"}
@@ -42,6 +42,7 @@ def leave_one_domain_out(model: str | None, folder: Path = dataset.CORPUS) -> di
     line_domains = np.asarray([l.domain for l in data.lines])
     pair_domains = np.asarray([p.domain for p in data.pairs])
     kinds_pred = np.empty(len(data.lines), dtype=object)
+    kind_probs = np.zeros((len(data.lines), len(dataset.KINDS)), dtype=np.float32)
     rel_pred = np.empty(len(data.pairs), dtype=object)
     gate_rejected = np.zeros(len(data.pairs), dtype=bool)
     domains = sorted(set(line_domains) | set(pair_domains))
@@ -54,6 +55,8 @@ def leave_one_domain_out(model: str | None, folder: Path = dataset.CORPUS) -> di
         head = train.fit(data.kind_x[line_domains != domain], data.kind_y[line_domains != domain], train.KIND_C,
                          model or "")
         kinds_pred[test] = train.predict_kinds(head, data.kind_x[test])
+        # columns in dataset.KINDS order, whatever kinds the fold's head was trained on
+        kind_probs[np.ix_(test, [dataset.KINDS.index(k) for k in head.classes])] = head.probabilities(data.kind_x[test])
         test_pairs = (pair_domains == domain) & data.pair_real
         head, gate = train.fit_relations(data, pair_domains != domain, model)
         rel_pred[test_pairs] = train.predict_relations(head, data.pair_x[test_pairs], data.pinned[test_pairs], gate)
@@ -69,7 +72,10 @@ def leave_one_domain_out(model: str | None, folder: Path = dataset.CORPUS) -> di
             "pairs": [p for p, r in zip(data.pairs, real) if r],
             "relations": list(rel_pred[real]), "domains": domains,
             "unrelated_rejected": float(gate_rejected[~data.pair_real].mean()) if (~data.pair_real).any() else 0.0,
-            "decisions": judgment_pools.evaluate(cases)}
+            "decisions": judgment_pools.evaluate(cases),
+            "promotion": judgment_kinds.table([l.kind for l, r in zip(data.lines, data.line_real) if r],
+                                              [l.text for l, r in zip(data.lines, data.line_real) if r],
+                                              kind_probs[data.line_real], dataset.KINDS)}
 
 
 def figures(result: dict) -> dict:
@@ -145,6 +151,7 @@ def cmd_bench_judgment(args) -> int:
     fig = figures(result)
     print(report(fig))
     print(judgment_pools.report(result["decisions"]))
+    print(judgment_kinds.report(result["promotion"]))
     if args.longmemeval:
         from core.bench._knowledge_updates import update_recall
 
@@ -152,7 +159,7 @@ def cmd_bench_judgment(args) -> int:
         print(f"longmemeval knowledge-update pairs={total} update_recall={replaced / max(total, 1):.3f}"
               + (f" missed={','.join(missed)}" if missed else ""))
     if args.json:
-        args.json.write_text(json.dumps(fig | {"decisions": result["decisions"]}, indent=1, ensure_ascii=False),
+        args.json.write_text(json.dumps(fig | {"decisions": result["decisions"], "promotion": result["promotion"]}, indent=1, ensure_ascii=False),
                              encoding="utf-8")
     print(judgment_pools.summary_line(result["decisions"]))
     print(summary_line(fig))

@@ -275,3 +275,50 @@ def test_by_default_the_head_holds_back_what_the_rules_miss_and_only_when_sure()
     assert rules == ["durable"] * 3
     assert both == ["transient", "durable", "durable"], both
     assert [k.kind for k in classify_facts_both(lines, veto_p=1.01)] == rules    # never sure enough: rules alone
+
+
+def test_the_head_holds_a_rules_durable_fact_back_only_when_sure_and_never_a_restated_bullet():
+    import numpy as np
+    from core.dream.judgment.kinds import VETO_P, classify_facts_both, vetoed
+
+    classes = ("durable", "one-off", "secret", "transient")
+    assert vetoed(np.asarray([0.02, 0.0, 0.0, 0.98]), classes) == 3
+    assert vetoed(np.asarray([0.3, 0.05, 0.0, 0.65]), classes) is None          # unsure: kept
+    assert vetoed(np.asarray([0.6, 0.0, 0.0, 0.4]), classes, veto_p=0.1) is None  # head says durable
+    # Written for this test: a to-do in words the rules do not know. Said word for word by a bullet
+    # already in MEMORY.md, it is what the person keeps, and the head does not hold it back.
+    todo = "Still need to chase the landlord about the boiler"
+    assert classify_facts_both([todo])[0].kind == "transient"
+    assert classify_facts_both([todo], kept=["still need to chase the landlord about the boiler."])[0].kind == "durable"
+    assert classify_facts_both([todo], veto_p=1.01)[0].kind == "durable"
+    assert 0.5 < VETO_P < 1
+
+
+def test_the_rules_evidence_is_a_feature_of_the_kind_head():
+    from core.dream.judgment import features, word_kinds
+
+    # Written for this test: a to-do by the rules' words, a lasting rule, and a plain setting.
+    todo, rule, plain = (word_kinds.rule_signals(t) for t in (
+        "Waiting on the glazier's quote", "From now on the glazier quotes in writing", "The sauna heater is set to 80 °C"))
+    assert todo[0] > 0 and todo[3] == 1.0 and rule[2] > 0 and rule[3] == 0.0 and plain == [0.0, 0.0, 0.0, 0.0]
+    row = features.line_features(["Waiting on the glazier's quote"], None)[0]
+    assert list(row[-4:]) == todo
+
+
+def test_the_promotion_table_counts_what_each_judgment_promotes():
+    import numpy as np
+    from core.bench import judgment_kinds
+
+    texts = ["The sauna heater is set to 80 °C", "TODO: descale the kettle", "Lunch with Ilse today",
+             "Waiting on the glazier's quote"]
+    truth = ["durable", "transient", "one-off", "transient"]
+    classes = ("durable", "transient", "one-off", "secret")
+    probs = np.asarray([[0.9, 0.1, 0, 0], [0.2, 0.8, 0, 0], [0.1, 0.1, 0.8, 0], [0.95, 0.05, 0, 0]])
+    fig = judgment_kinds.table(truth, texts, probs, classes)
+    assert fig["both, veto p>=0.9"]["transient_leak"] == 0.0        # the rules catch the waiting line
+    head = fig["head"]
+    assert head["durable_recall"] == 1.0 and head["durable_precision"] == 0.5
+    assert head["transient_leak"] == 0.5 and head["one_off_leak"] == 0.0
+    rules = fig["rules"]
+    assert rules["transient_leak"] == 0.0 and rules["one_off_leak"] == 0.0 and rules["durable_recall"] == 1.0
+    assert "| rules | 1.000 |" in judgment_kinds.report(fig)

@@ -1,7 +1,9 @@
 """Feature vectors for the learned heads (core/dream/judgment/heads.py), and the sentence vectors
 they are built from, cached by content hash so training and the bench embed each text once.
 
-A line's features: its sentence vector, its hashed character n-grams, its shape signals.
+A line's features: its sentence vector, its hashed character n-grams, its shape signals and the
+word rules' evidence (word_kinds.rule_signals: leave one domain out, the head with them keeps more
+durable lines and lets fewer transient ones through; docs/benchmarks.md).
 A pair's features: [u, v, |u−v|, u·v] of the two sentence vectors, their cosine, the
 language-independent pair signals, and the hashed n-grams the line has and the bullet lacks
 (what is new in the line: a change word, a new value) and the other way round.
@@ -15,7 +17,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from core.dream.judgment import signals
+from core.dream.judgment import signals, word_kinds
 
 PAIR_SLOTS = 1024
 Embed = Callable[[list[str]], np.ndarray]
@@ -73,7 +75,8 @@ class VectorStore:
 def line_features(texts: Sequence[str], vectors: np.ndarray | None) -> np.ndarray:
     rows = []
     for i, text in enumerate(texts):
-        parts = [signals.hashed(signals.ngrams(text.strip())), signals.line_signals(text)]
+        parts = [signals.hashed(signals.ngrams(text.strip())), signals.line_signals(text),
+                 np.asarray(word_kinds.rule_signals(text), dtype=np.float32)]
         if vectors is not None:
             parts.insert(0, vectors[i])
         rows.append(np.concatenate(parts))

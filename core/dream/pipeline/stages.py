@@ -176,7 +176,7 @@ def gather_stage(ctx: DreamContext) -> Progress:
     if facts:
         ctx.similarity.prepare([f.text for f in facts] + [e.text for e in ctx.memory.live()])
     texts = [f.text for f in facts]
-    kinds = (classify_facts_both(texts) if _judgment(ctx) == "both"
+    kinds = (classify_facts_both(texts, kept=[e.text for e in ctx.memory.live()]) if _judgment(ctx) == "both"
              else classify_facts(texts, _learned(ctx)))      # the head runs once for all of them
     for number, (fact, kind) in enumerate(zip(facts, kinds), start=1):
         ctx.kind_scores[fact.text] = kind.score
