@@ -76,7 +76,7 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
             return rule
         index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
         choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates),
-                                         directions=pools.TRUSTED_CHANGES)
+                                         directions=pools.DREAM_CHANGES)
         if not overrode or _sibling_pick(fact, choice, candidates):
             return rule
         return _relation(choice, candidates, "the head overrode the rules, ")
