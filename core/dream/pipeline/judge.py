@@ -68,8 +68,10 @@ def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity,
 
 
 def _persons(entry: Entry) -> bool:
-    """A line as the person wrote it (no dream's comment, not yet changed by this dream)."""
-    return entry.persons_line and not entry.modified
+    """A line the person wrote (no dream's comment when read), even after this dream replaced it
+    once: a second replace in the same dream rewrites the person's slot again, so it needs the same
+    evidence (a first dream over a busy workspace otherwise chains one chatty line after another)."""
+    return entry.persons_line
 
 
 def _spare_persons_line(fact: Fact, relation: Relation, pool: list[tuple[Candidate, Entry]]) -> Relation:
