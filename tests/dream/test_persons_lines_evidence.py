@@ -87,3 +87,22 @@ def test_a_dream_adds_a_chatty_line_beside_the_persons_line_and_leaves_it_alone(
     assert not [c for c in proposal.changes if c.kind == "update"], proposal.changes
     added = [c.after for c in proposal.changes if c.kind == "add"]
     assert any("巡检记录" in line or "磁盘空间" in line for line in added), added
+
+
+def test_a_second_replace_of_the_persons_line_in_one_dream_needs_the_same_evidence():
+    from core.dream.judgment.relations import NEW, UPDATE, Candidate, Relation
+    from core.dream.pipeline import judge
+    from core.dream.pipeline.material import Fact
+    from core.dream.pipeline.working import WorkingMemory
+
+    memory = WorkingMemory(MEMORY)
+    line = next(e for e in memory.live() if e.text == STAGING)
+    memory.update(line, text="Staging DB is on db-stg-05.internal, port 5433", add_sources=("memory/2026-12-04.md#L1",),
+                  op="replace", reason="a new value")
+    pool = [(Candidate(line.key, line.text, 0.8), line)]
+    chatty = judge._spare_persons_line(Fact(CHATTY_EN, ("memory/2026-12-04.md#L2",)),
+                                       Relation(UPDATE, line.key, "same subject", 0.8), pool)
+    assert chatty.kind == NEW and "clauses" in chatty.reason
+    again = judge._spare_persons_line(Fact("Staging DB moved to db-stg-07.internal, same port.", ("x#L3",)),
+                                      Relation(UPDATE, line.key, "same subject", 0.8), pool)
+    assert again.kind == UPDATE
