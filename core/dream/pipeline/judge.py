@@ -67,11 +67,11 @@ def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity,
     return _spare_persons_line(fact, relation, pool), pool
 
 
-def _persons(entry: Entry) -> bool:
+def _persons(entry: Entry | None) -> bool:
     """A line the person wrote (no dream's comment when read), even after this dream replaced it
     once: a second replace in the same dream rewrites the person's slot again, so it needs the same
     evidence (a first dream over a busy workspace otherwise chains one chatty line after another)."""
-    return entry.persons_line
+    return entry is not None and entry.persons_line
 
 
 def _spare_persons_line(fact: Fact, relation: Relation, pool: list[tuple[Candidate, Entry]]) -> Relation:
