@@ -3,6 +3,8 @@
 - kept: the share of the original MEMORY.md's non-blank lines that are still there byte for
   byte (as many times as they were), or that an applied "replace" change turned into a line
   that cites them (the change's `before` is the original line, and its `after` is in the file);
+- replaced: of the kept lines, those kept only as such a replace made them, each listed (old line,
+  new line, the relation's reason) so a person can read what the dream rewrote;
 - added: the lines the applied proposal added;
 - junk: added bullets that are not a fact: header-only ("**Label:**", "## Title"), a
   separator, code, a table row, or under four letters;
@@ -29,6 +31,7 @@ class WorkspaceScore:
     original_lines: int = 0           # non-blank lines of the original MEMORY.md
     kept_lines: int = 0
     replaced: int = 0                 # of the kept lines, those kept only as an applied "replace" made them
+    replaced_lines: list[dict] = field(default_factory=list)   # {"old", "new", "reason"} of each of them
     added: int = 0
     junk: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
@@ -67,10 +70,11 @@ def score_workspace(original: str, result: str, applied_changes: list) -> Worksp
     `applied_changes` are the Change records the apply wrote."""
     score = WorkspaceScore()
     result_lines = Counter(line.rstrip("\r") for line in result.split("\n"))
-    replaced = {}
+    replaced, reasons = {}, {}
     for change in applied_changes:
         if change.kind == "update" and change.before:
             replaced.setdefault(change.before.rstrip("\r"), []).append(change.after.rstrip("\r"))
+            reasons[(change.before.rstrip("\r"), change.after.rstrip("\r"))] = change.reason
     for line in original.split("\n"):
         line = line.rstrip("\r")
         if not line.strip():
@@ -87,6 +91,7 @@ def score_workspace(original: str, result: str, applied_changes: list) -> Worksp
             afters.remove(hit)
             score.kept_lines += 1
             score.replaced += 1
+            score.replaced_lines.append({"old": line, "new": hit, "reason": reasons.get((line, hit), "")})
     for change in applied_changes:
         if change.kind != "add":
             continue

@@ -13,7 +13,8 @@ stdout: one line per workspace and a summary line
   workspace name=NAME logs=N seconds=S kept=R replaced=N added=N junk=N secrets=N held=0|1 other_proposals=N
   workspaces n=N kept=R replaced=N added=N junk=N junk_share=R secrets=N
 kept in the summary is over all original lines together; junk_share is junk / added.
-`--out F` writes the figures, the junk and secret lines' kinds and the dream's notes as JSON.
+`--out F` writes the figures, the junk and secret lines' kinds, each replaced line (old, new, the
+relation's reason) and the dream's notes as JSON.
 """
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ class WorkspaceRun:
         return {"name": self.name, "logs": self.logs, "seconds": self.seconds, "held": self.held,
                 "other_proposals": self.other_proposals, "not_proposed": self.not_proposed,
                 "kept": round(s.kept, 4), "original_lines": s.original_lines, "kept_lines": s.kept_lines,
-                "replaced": s.replaced,
+                "replaced": s.replaced, "replaced_lines": s.replaced_lines,
                 "added": s.added, "junk": [{"kind": junk_reason(line), "line": line} for line in s.junk],
                 "secrets": len(s.secrets), "error": self.error, "notes": self.notes}
 

@@ -39,6 +39,7 @@ def test_the_bench_dreams_applies_and_prints_one_line_per_workspace_and_a_summar
                         lines[-1])
     figures = json.loads(out.read_text(encoding="utf-8"))
     assert figures["summary"] == lines[-1] and figures["workspaces"][1]["logs"] == 1
+    assert figures["workspaces"][0]["replaced_lines"] == []       # each replace would be listed: old, new, reason
 
 
 def test_dated_files_get_their_date_as_mtime(tmp_path):
@@ -52,7 +53,8 @@ def test_dated_files_get_their_date_as_mtime(tmp_path):
 def test_kept_counts_lines_still_there_or_replaced_by_a_line_citing_them_and_junk_is_named():
     original = "## A\n\n- one fact here\n- a second fact\n- third fact gone\n"
     update = Change(id="c1", kind="update", op="replace", section="A", bullet_id="m-1",
-                    before="- a second fact", after="- a second fact, changed <!-- id:m-1 -->")
+                    before="- a second fact", after="- a second fact, changed <!-- id:m-1 -->",
+                    reason="updated from memory/2026-11-03.md: a new value")
     adds = [Change(id=f"c{n}", kind="add", op="add", section="A", bullet_id=f"m-{n}", after=f"- {text} <!-- id:m-{n} -->")
             for n, text in enumerate(["**Battle System:**", "---", "| a | b |", "ok", "**关键洞察**：", "api_key = sk-proj-"
                                       "4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", "Maya prefers tea"], start=2)]
@@ -60,6 +62,8 @@ def test_kept_counts_lines_still_there_or_replaced_by_a_line_citing_them_and_jun
     score = score_workspace(original, result, [update] + adds)
     assert (score.original_lines, score.kept_lines) == (4, 3) and round(score.kept, 2) == 0.75
     assert score.replaced == 1                        # kept, but as the replace made it: said apart
+    assert score.replaced_lines == [{"old": "- a second fact", "new": "- a second fact, changed <!-- id:m-1 -->",
+                                     "reason": "updated from memory/2026-11-03.md: a new value"}]
     assert score.added == 7 and len(score.junk) == 5 and len(score.secrets) == 1
     assert [junk_reason(c.after) for c in adds[:5]] == ["header-only", "separator", "table row",
                                                          "under four letters", "header-only"]

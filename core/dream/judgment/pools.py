@@ -39,6 +39,11 @@ OVERRIDE = 0.7
 # for another, a duplicate turned new, a new fact turned into a conflict.
 TRUSTED_CHANGES = frozenset({(DUPLICATE, UPDATE), (NEW, DUPLICATE), (NEW, UPDATE), (UPDATE, DUPLICATE),
                              (UPDATE, NEW)})
+# The changes the dream lets the head make: the trusted ones but turning the rules' update into a new
+# fact. The rules' updates that the head calls new are mostly right on the consolidation cases (a new
+# value with a unit, "only one hive left"), and a wrong update of the person's own line is now stopped
+# by its own evidence (persons_lines.py), which is what that change guarded against.
+DREAM_CHANGES = TRUSTED_CHANGES - {(UPDATE, NEW)}
 # Whether dream.judgment = "both" lets the head override the rules' relations. Off: at OVERRIDE the
 # consolidation cases lose an update and a durable fact (docs/benchmarks.md), so relations stay the
 # rules' under "both" until the head measures no worse there. REVERIE_DREAM_RELATIONS=both turns it

@@ -76,11 +76,19 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
             return rule
         index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
         choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates),
-                                         directions=pools.TRUSTED_CHANGES)
-        if not overrode:
+                                         directions=pools.DREAM_CHANGES)
+        if not overrode or _sibling_pick(fact, choice, candidates):
             return rule
         return _relation(choice, candidates, "the head overrode the rules, ")
     return _relation(pools.choose(_views(fact, candidates)), candidates, "")
+
+
+def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidate]) -> bool:
+    """The head would make the fact a duplicate or an update of a numbered sibling ("valve 3" for
+    "valve 4"): its sentence vectors barely see a number, so its "the same thing" is no evidence
+    there, and the rules (which read units, times and how rare the shared words are) decide."""
+    return (choice.index is not None and choice.kind in (DUPLICATE, UPDATE)
+            and signals.numbered_siblings(candidates[choice.index].text, fact))
 
 
 def _relation(choice: pools.Choice, candidates: Sequence[Candidate], why: str) -> Relation:

@@ -133,3 +133,54 @@ def pair_signals(bullet: str, line: str) -> np.ndarray:
 
 
 PAIR_SIGNALS = 19
+
+
+# ----- numbered siblings --------------------------------------------------------------------------
+# A token: a run of letters (one CJK character at a time), or a run with digits in it ("21", "rack-021",
+# "S3", "3号"). A name's number ("valve 3", "Service 21", "第3条") is a label, not a value.
+_TOKEN = re.compile(r"[A-Za-z0-9][\w.:+#/-]*[%°]?|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]|[^\W\d_]+")
+_DIGIT = re.compile(r"\d")
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.lower().rstrip(".:") for t in _TOKEN.findall(body(text))]
+
+
+def _is_value(token: str, text: str) -> bool:
+    """A number that states a value, not a name: a time, a date, a decimal, a percentage or degrees,
+    or a number with its unit attached ("600dpi", "5ms")."""
+    return bool(_TIME.fullmatch(token) or _DATE.fullmatch(token)
+                or re.fullmatch(r"\d+(?:[.,]\d+)?(?:[%°]|[a-z]{1,4})?", token) and not token.isdigit()
+                or re.search(r"\d[%°]$", token))
+
+
+def _labels(text: str) -> dict[str, set[str]]:
+    """Numbered names of a text: the word before an integer ("valve" -> {"3"}), and an identifier's
+    letters ("rack-021" -> "rack-#" -> {"021"}), for the first few tokens (where a line names its
+    subject)."""
+    tokens = _tokens(text)
+    found: dict[str, set[str]] = {}
+    for i, token in enumerate(tokens[:max(4, len(tokens) // 2 + 1)]):
+        if not _DIGIT.search(token) or _is_value(token, text):
+            continue
+        if token.isdigit() and i > 0 and not _DIGIT.search(tokens[i - 1]):
+            found.setdefault(tokens[i - 1], set()).add(token)
+        elif not token.isdigit():
+            found.setdefault(re.sub(r"\d+", "#", token), set()).add(token)
+    return found
+
+
+def numbered_siblings(a: str, b: str) -> bool:
+    """Two lines about different members of one numbered set ("valve 3" / "valve 4", "Service 21 runs
+    on rack-021" / "Service 22 runs on rack-022", "line 0" / "line 1", "3号阀门" / "4号阀门"), told
+    apart by shape alone: either they differ only in tokens with digits that are not values (times,
+    dates, decimals), or both name their subject with one label and different numbers. A sentence
+    model sees such lines as the same sentence, so its reading of them as one fact is no evidence."""
+    ta, tb = _tokens(a), _tokens(b)
+    if len(ta) == len(tb) and ta != tb:
+        differing = [(x, y) for x, y in zip(ta, tb) if x != y]
+        if all(_DIGIT.search(x) and _DIGIT.search(y) and not _is_value(x, a) and not _is_value(y, b)
+               for x, y in differing):
+            return True
+    la, lb = _labels(a), _labels(b)
+    return any(la[label].isdisjoint(lb[label]) for label in set(la) & set(lb))

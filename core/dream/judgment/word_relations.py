@@ -120,6 +120,11 @@ def _old_side(fact: str) -> frozenset[str]:
     return frozenset(found - CUE_WORDS)
 
 
+def gone_words(fact: str) -> frozenset[str]:
+    """Stems of what the fact says is gone or replaced (empty without a change cue)."""
+    return _old_side(fact) if _has_change_cue(fact) else frozenset()
+
+
 def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False, cued: bool = False) -> str:
     """The same subject with another value: shared subject words, and a value of one type (a
     time, a number, a weekday, a month, "first"/"last") that the bullet has and the fact

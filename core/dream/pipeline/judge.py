@@ -15,7 +15,7 @@ import functools
 
 from dataclasses import dataclass, field
 
-from core.dream.judgment import relations, restate, word_relations
+from core.dream.judgment import persons_lines, relations, restate, word_relations
 from core.dream.pipeline.material import Fact
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Candidate, Rarity, Relation
 from core.dream.judgment.sections import guess_section
@@ -63,7 +63,31 @@ def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity,
           learned: bool = False, both: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
     """`both`: the word rules decide unless the learned head is sure of another answer."""
     pool = candidates(fact, memory, score)
-    return relations.relate(fact.text, [c for c, _ in pool], rarity, learned, both), pool
+    relation = relations.relate(fact.text, [c for c, _ in pool], rarity, learned, both)
+    return _spare_persons_line(fact, relation, pool), pool
+
+
+def _persons(entry: Entry | None) -> bool:
+    """A line the person wrote (no dream's comment when read), even after this dream replaced it
+    once: a second replace in the same dream rewrites the person's slot again, so it needs the same
+    evidence (a first dream over a busy workspace otherwise chains one chatty line after another)."""
+    return entry is not None and entry.persons_line
+
+
+def _spare_persons_line(fact: Fact, relation: Relation, pool: list[tuple[Candidate, Entry]]) -> Relation:
+    """An update of the person's own line stands only on strong evidence that the fact is a new
+    value of that line's slot (core/dream/judgment/persons_lines.py); otherwise the fact is new
+    and is added beside the line, which stays byte for byte."""
+    if relation.kind != UPDATE:
+        return relation
+    target = next((e for c, e in pool if c.key == relation.target), None)
+    if target is None or not _persons(target):
+        return relation
+    why_not = persons_lines.why_not_replace(fact.text, target.text)
+    if not why_not:
+        return relation
+    return Relation(NEW, "", f"not a new value of the person's line \"{target.text[:60]}\": {why_not}",
+                    relation.cosine)
 
 
 PLAUSIBLE = 0.3         # a relation the head gives at least this probability is one a model may pick
@@ -82,7 +106,10 @@ def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rar
         answers.add((NEW, ""))
         for c, entry in pool:
             answers.add((DUPLICATE, c.key))
-            answers.add((CONFLICT, c.key) if c.pinned else (UPDATE, c.key))
+            if c.pinned:
+                answers.add((CONFLICT, c.key))
+            elif not _persons(entry) or not persons_lines.why_not_replace(fact.text, entry.text):
+                answers.add((UPDATE, c.key))     # the person's own line: only on the same evidence as the rules
         return answers
     if rule.kind == NEW and learned:
         answers |= {(DUPLICATE, c.key) for c, view in relations.judged(fact.text, [c for c, _e in pool])

@@ -1,0 +1,118 @@
+"""When a dream may rewrite a line the person wrote: only on strong evidence that the fact is a new
+value of that line's slot. Otherwise the fact is added beside it (or is a duplicate), never a rewrite.
+
+Why: the word rules and the head read a long, chatty log line that shares a subject word with a
+curated rule ("PlanHubGuy sends need strict caps" / "Verified Michele now appears in the Outreach
+Log with message id 19e1…") as an update of it, and a person's line rewritten by a wrong update is
+a line lost. A dream's own lines (with its comment) are cheap to rewrite; the person's are not.
+
+The evidence is read from the shape of the two texts, in any language, not from words:
+- the fact covers the line's subject: at least COVER of the line's content words (word stems for
+  Latin script, character pairs for CJK; numbers, code spans, paths, URLs, addresses and dashed or
+  dotted names left out: they are values)
+  are in the fact; or the fact says a name the line holds is gone ("dropped PagerDuty for Grafana
+  OnCall" against "... paged through PagerDuty": the word rules' old side, a name not a word);
+- the fact is about the line's size: at most LONGER times its length, in at most CLAUSES clauses.
+  A new value of a slot is stated in about as many words as the old one; a log line several times
+  longer, or a run of clauses ("did X; patched Y; verified Z"), is about more;
+- when both are "label: value" lines (the label before ":" or "：", after any "heading— " the
+  extraction put in front), the fact's label holds at least half of the line's label: "磁盘空间: 58%"
+  and "系统自检— 磁盘空间: 61%" are one slot, "文件大小: 1633字节" and "备份统计— 平均大小: ~260KB" are two.
+
+Thresholds, chosen on the labelled corpus (core/dream/judgment/corpus/: every non-pinned "update"
+pair, pools' matches included), never on real workspaces (those are the check):
+COVER is the corpus updates' 10th percentile of coverage (0.144, rounded down), LONGER and CLAUSES
+their 99th percentiles of the length ratio and of the clause count, so 90% of the corpus updates
+pass (`corpus_thresholds()` recomputes them; tests/dream/test_persons_lines_evidence.py checks the
+shipped values still let at least 80% of the corpus updates through). The rest are terse lines that
+drop the subject ("600dpi.") or name none of the line's words: the dream adds those beside the
+person's line, and the person sees both.
+"""
+from __future__ import annotations
+
+import re
+
+from core.dream.judgment import signals, word_relations
+from core.dream.judgment.similarity import words
+from core.dream.judgment.wording import anchors, stem
+
+COVER = 0.14
+LONGER = 6.5
+CLAUSES = 3
+LABEL_COVER = 0.5
+
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_MARKUP = re.compile(r"[*_`~#>|]+")
+_CLAUSE = re.compile(r"\s*[;；。！!？?]\s*|\.\s+|\s+[—–]\s*|[—–]\s+")
+# "label: value", the label short, after any "heading— " the extraction put in front of it.
+_LABEL = re.compile(r"^(?:.*[—–]\s*)?(?P<label>[^:：—–]{1,24}?)\s*(?:(?<!\d):|：)\s*\S")
+
+
+def _text(line: str) -> str:
+    return _MARKUP.sub(" ", _COMMENT.sub(" ", signals.body(line))).strip()
+
+
+# Identifiers: code spans, paths, URLs, e-mail addresses, dotted or dashed names ("db-stg-02.internal",
+# "/root/.openclaw/workspace", "openai-codex/gpt-5.3"). They are values a line holds, not its subject,
+# and split into words they would make a path "share" the subject of any line about the same tool.
+_IDENTIFIER = re.compile(r"`[^`]*`|\S*[/\\@]\S*|\S+\.[A-Za-z]\w*\S*|\S*\w[-_]\w\S*")
+
+
+def content_words(text: str) -> frozenset[str]:
+    """The words that name what a line is about: stems of its words (character pairs in CJK),
+    without numbers and identifiers (those are its values)."""
+    bare = _IDENTIFIER.sub(" ", _COMMENT.sub(" ", signals.body(text)))
+    return frozenset(stem(w) for w in words(_MARKUP.sub(" ", bare)) if not any(ch.isdigit() for ch in w))
+
+
+def coverage(fact: str, line: str) -> float:
+    """The share of the line's content words the fact has."""
+    mine = content_words(line)
+    return len(mine & content_words(fact)) / len(mine) if mine else 0.0
+
+
+def length_ratio(fact: str, line: str) -> float:
+    return len(_text(fact)) / max(len(_text(line)), 1)
+
+
+def names_gone(fact: str, line: str) -> frozenset[str]:
+    """Names (not plain words, not numbers) of the line that the fact says went: "from X", "dropped X
+    for", "X has left"."""
+    gone = word_relations.gone_words(fact)
+    if not gone:
+        return frozenset()
+    return gone & {n for a in anchors(line) if not a[:1].isdigit() for n in (a, stem(a))}
+
+
+def clauses(text: str) -> int:
+    return len([c for c in _CLAUSE.split(_text(text)) if len(c.strip()) >= 3])
+
+
+def label(text: str) -> str:
+    """The label of a "label: value" line ("" for any other line)."""
+    match = _LABEL.match(_text(text))
+    return match.group("label").strip() if match else ""
+
+
+def why_not_replace(fact: str, line: str) -> str:
+    """"" when the fact may replace the person's `line`; else why not, in words a person can check."""
+    covered, ratio = coverage(fact, line), length_ratio(fact, line)
+    if covered < COVER and not names_gone(fact, line):
+        return f"it shares too little of the line's subject ({covered:.2f} of its words)"
+    if ratio > LONGER or clauses(fact) > CLAUSES:
+        return f"it is {ratio:.1f} times as long as the line, in {clauses(fact)} clauses: about more than its value"
+    mine, theirs = label(line), label(fact)
+    if mine and theirs and coverage(theirs, mine) < LABEL_COVER:
+        return f"its label \"{theirs}\" is not the line's \"{mine}\""
+    return ""
+
+
+def corpus_thresholds(pairs) -> tuple[float, float, float]:
+    """(COVER, LONGER, CLAUSES) from labelled (bullet, line) update pairs: the percentiles named above."""
+    import numpy as np
+
+    covered = [coverage(line, bullet) for bullet, line in pairs]
+    ratios = [length_ratio(line, bullet) for bullet, line in pairs]
+    counts = [clauses(line) for _bullet, line in pairs]
+    return (float(np.quantile(covered, 0.10)), float(np.quantile(ratios, 0.99)),
+            float(np.quantile(counts, 0.99)))
