@@ -167,11 +167,14 @@ class Tuning:
     section_boost: float = 0.0          # share of its section's best other scores a hit gains (off: see above)
     section_decay: float = 0.7          # score factor per hit already taken from its section (past the free ones)
     section_free: int = 1               # hits a section gives before section_decay starts
+    diversify_curated: bool = False     # the section rule also in curated files (MEMORY.md topics), not only logs
     request_words: bool = False         # keep "recommend", "tips", "remind" ... as keyword terms (query.py)
     min_similarity: float = 0.25        # the meaning floor: a vector hit below this cosine is no answer
     min_similarity_alone: float = 0.5   # the floor when no word of the query is in the index at all
     nearby_last: bool = True            # hybrid: lines found only through their neighbours after all others
     label_boost: float = 0.75           # score share a line gains when the query names its label (who said it)
+    coverage_boost: float = 0.0         # score share by the query's rarity a line's own words hold (priors.py)
+    curated_boost: float = 0.5          # score share a curated line (MEMORY.md, notes) gains over the logs (priors.py)
 
 
 def fuse(fts: list[tuple[int, float]], vec: list[tuple[int, float]], tuning: Tuning) -> list[tuple[int, float, tuple[str, ...]]]:
