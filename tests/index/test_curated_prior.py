@@ -1,0 +1,96 @@
+"""Curated memory before raw logs (Tuning.curated_boost, diversify_curated) and the coverage re-rank (priors.py)."""
+from __future__ import annotations
+
+from tests.support.files import write
+
+from core.config import SearchSettings
+from core.index import SearchIndex
+from core.index.hybrid import Tuning
+from core.index.priors import lift_coverage, lift_curated
+
+MEMORY = """# Memory
+
+## Decisions
+- 2026-03-09: Removed Orbitdb from the stack, redundant with the built-in search.
+"""
+# A day of talk around the same word: every line says it, none says what was decided.
+LOG = """# 2026-03-09
+
+## Conversation at 10:00
+- user: orbitdb orbitdb is slow again, orbitdb indexer stuck
+- assistant: the orbitdb orbitdb service restarted, orbitdb docs are in docs/orbitdb
+- user: orbitdb orbitdb still slow
+"""
+QUERY = "why did we drop orbitdb"
+# Other days, so that the word is rare in the workspace and BM25 weighs it.
+OTHER = "# 2026-03-10\n" + "".join(f"- walked the dog, weather note {n}\n" for n in range(40))
+
+TOPICS = """# Memory
+
+## Servers
+- The gateway server listens on port 18794 behind nginx.
+- The backup server mounts the NAS over WebDAV every night.
+- The staging server runs the nightly import at 02:00.
+"""
+TALK = """# 2026-04-01
+
+## Conversation at 09:00
+- user: the server was slow this morning, which server was it
+- assistant: the staging server, I restarted it
+"""
+
+
+def _index(ws, files: dict[str, str], **tuning) -> SearchIndex:
+    for rel, text in files.items():
+        write(ws, rel, text)
+    index = SearchIndex(ws, ws / ".reverie" / "index.db", SearchSettings(), embedder=False, tuning=Tuning(**tuning))
+    index.sync()
+    return index
+
+
+def _paths(index, query: str, k: int = 5) -> list[str]:
+    return [h.path for h in index.search(query, k=k, mode="keyword").hits]
+
+
+def test_the_curated_line_outranks_the_talk_around_it(ws):
+    with _index(ws, {"MEMORY.md": MEMORY, "memory/2026-03-09.md": LOG, "memory/2026-03-10.md": OTHER},
+                curated_boost=0.0) as index:
+        assert _paths(index, QUERY)[0] == "memory/2026-03-09.md"      # the log says the word more often
+    with _index(ws, {}, curated_boost=0.5) as index:
+        assert _paths(index, QUERY)[0] == "MEMORY.md"
+
+
+def test_lift_curated_leaves_logs_alone_and_keeps_order_without_boost(ws):
+    with _index(ws, {"MEMORY.md": MEMORY, "memory/2026-03-09.md": LOG}) as index:
+        conn = index.db.conn()
+        rows = dict(conn.execute("SELECT id, path FROM lines").fetchall())
+        ranked = [(i, 1.0 / n) for n, i in enumerate(sorted(rows), start=1)]
+        assert lift_curated(conn, ranked, 0.0) == ranked
+        lifted = dict(lift_curated(conn, ranked, 0.5))
+        for i, score in ranked:
+            assert lifted[i] == (score * 1.5 if rows[i] == "MEMORY.md" else score)
+
+
+def test_curated_topics_are_not_thinned_by_the_section_rule(ws):
+    """A MEMORY.md section is a list of separate facts, not one conversation: its lines all stay on the page."""
+    files = {"MEMORY.md": TOPICS, "memory/2026-04-01.md": TALK}
+    query = "which server"
+    with _index(ws, files, curated_boost=0.0, diversify_curated=True, section_decay=0.3) as index:
+        thinned = _paths(index, query, k=3)
+    with _index(ws, {}, curated_boost=0.0, diversify_curated=False, section_decay=0.3) as index:
+        kept = _paths(index, query, k=3)
+    assert thinned.count("MEMORY.md") < 3
+    assert kept.count("MEMORY.md") == 3
+
+
+def test_coverage_lifts_the_line_that_holds_the_rare_word(ws):
+    log = "# 2026-05-01\n" + "".join(f"- deploy note {n}\n" for n in range(20)) + "- the zephyrine deploy failed\n"
+    with _index(ws, {"memory/2026-05-01.md": log}) as index:
+        conn = index.db.conn()
+        from core.index import fts
+        parsed = fts.parse_query("zephyrine deploy")
+        ids = [i for (i,) in conn.execute("SELECT id FROM lines WHERE text LIKE '- %' ORDER BY id")]
+        rare = ids[-1]
+        ranked = [(i, 1.0) for i in ids[:-1]] + [(rare, 0.9)]       # fusion had put it last
+        assert lift_coverage(conn, ranked, parsed, {}, 0.0) == ranked
+        assert lift_coverage(conn, ranked, parsed, {}, 1.0)[0][0] == rare
