@@ -173,7 +173,6 @@ class Tuning:
     min_similarity_alone: float = 0.5   # the floor when no word of the query is in the index at all
     nearby_last: bool = True            # hybrid: lines found only through their neighbours after all others
     label_boost: float = 0.75           # score share a line gains when the query names its label (who said it)
-    coverage_boost: float = 0.0         # score share by the query's rarity a line's own words hold (priors.py)
     curated_boost: float = 0.5          # score share a curated line (MEMORY.md, notes) gains over the logs (priors.py)
 
 

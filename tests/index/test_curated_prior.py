@@ -1,4 +1,4 @@
-"""Curated memory before raw logs (Tuning.curated_boost, diversify_curated) and the coverage re-rank (priors.py)."""
+"""Curated memory before raw logs (Tuning.curated_boost, diversify_curated; priors.py)."""
 from __future__ import annotations
 
 from tests.support.files import write
@@ -6,7 +6,7 @@ from tests.support.files import write
 from core.config import SearchSettings
 from core.index import SearchIndex
 from core.index.hybrid import Tuning
-from core.index.priors import lift_coverage, lift_curated
+from core.index.priors import lift_curated
 
 MEMORY = """# Memory
 
@@ -82,15 +82,3 @@ def test_curated_topics_are_not_thinned_by_the_section_rule(ws):
     assert thinned.count("MEMORY.md") < 3
     assert kept.count("MEMORY.md") == 3
 
-
-def test_coverage_lifts_the_line_that_holds_the_rare_word(ws):
-    log = "# 2026-05-01\n" + "".join(f"- deploy note {n}\n" for n in range(20)) + "- the zephyrine deploy failed\n"
-    with _index(ws, {"memory/2026-05-01.md": log}) as index:
-        conn = index.db.conn()
-        from core.index import fts
-        parsed = fts.parse_query("zephyrine deploy")
-        ids = [i for (i,) in conn.execute("SELECT id FROM lines WHERE text LIKE '- %' ORDER BY id")]
-        rare = ids[-1]
-        ranked = [(i, 1.0) for i in ids[:-1]] + [(rare, 0.9)]       # fusion had put it last
-        assert lift_coverage(conn, ranked, parsed, {}, 0.0) == ranked
-        assert lift_coverage(conn, ranked, parsed, {}, 1.0)[0][0] == rare
