@@ -62,7 +62,7 @@ if TYPE_CHECKING:     # numpy is imported where vectors are used: keyword search
 
 MAX_K = 1000
 MAX_QUERY_EMBED_CHARS = 2_000
-ROWS_VERSION = "6"   # bump when lines.py changes what a row carries: every file is re-derived
+ROWS_VERSION = "7"   # bump when lines.py changes what a row carries: every file is re-derived
 
 
 class SearchIndex:

@@ -1,4 +1,5 @@
-"""Curated memory before raw logs (Tuning.curated_boost, diversify_curated; priors.py)."""
+"""Curated memory before raw logs (Tuning.curated_boost, diversify_curated; priors.py), and a hook-named log's
+topic in its lines' context (outline.py)."""
 from __future__ import annotations
 
 from tests.support.files import write
@@ -6,6 +7,7 @@ from tests.support.files import write
 from core.config import SearchSettings
 from core.index import SearchIndex
 from core.index.hybrid import Tuning
+from core.index.lines import IndexOptions
 from core.index.priors import lift_curated
 
 MEMORY = """# Memory
@@ -82,3 +84,21 @@ def test_curated_topics_are_not_thinned_by_the_section_rule(ws):
     assert thinned.count("MEMORY.md") < 3
     assert kept.count("MEMORY.md") == 3
 
+
+
+def test_a_hook_named_log_is_found_by_the_topic_in_its_name(ws):
+    """OpenClaw names a hook's log by its topic: a line deep in it is found by that topic's words."""
+    session = "# Session\n\n## Conversation Summary\n" + "".join(
+        f"- step {n}: checked the server capabilities list\n" for n in range(6)) + \
+        "- Authentication: failing with an application password error\n"
+    files = {"memory/2026-03-14-gmail-access.md": session, "memory/2026-03-10.md": OTHER,
+             "memory/2026-03-12.md": "# 2026-03-12\n- the gmail storage is almost full\n",
+             "memory/2026-03-11.md": "# 2026-03-11\n" + "- the nightly backup is failing again\n" * 3}
+    for topic, first in ((False, "memory/2026-03-12.md"), (True, "memory/2026-03-14-gmail-access.md")):
+        index = SearchIndex(ws, ws / ".reverie" / f"index-{topic}.db", SearchSettings(), embedder=False,
+                            options=IndexOptions(file_topic=topic))
+        for rel, text in files.items():
+            write(ws, rel, text)
+        with index:
+            index.sync()
+            assert index.search("gmail failing", k=3, mode="keyword").hits[0].path == first, topic
