@@ -241,10 +241,7 @@ class SearchIndex:
                                      self.tuning.label_boost)
         ranked = lift_curated(conn, ranked, self.tuning.curated_boost)
         if sections:
-            groups = section_of(self.db.conn(), [i for i, _ in ranked])
-            if not self.tuning.diversify_curated:
-                groups = {i: key for i, key in groups.items() if kind_of(key[0]) != "memory"}
-            ranked = section_rerank(ranked, groups, self.tuning.section_boost,
+            ranked = section_rerank(ranked, section_of(self.db.conn(), [i for i, _ in ranked]), self.tuning.section_boost,
                                     self.tuning.section_decay, self.tuning.section_free)
         hits = self._hits(ranked, parsed, k, vector, held, tiers, floor)
         return SearchResults(ranked=hits, pending_embeddings=self.worker.pending(fresh=False), mode=mode, query=query,
