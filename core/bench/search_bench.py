@@ -19,7 +19,8 @@ lines) each line's cached vector is a real MiniLM embedding of one of 2,000
 sample lines plus noise, written into the index's embedding cache, so the
 production worker fills hnswlib from the cache without the model. The query
 is always embedded by the real model.
-Last line: `search lines=N build_lps=... p50_ms=... p95_ms=... reindex_ms=... cold_ms=...`
+Last line: `search lines=N build_lps=... p50_ms=... p95_ms=... reindex_ms=... cold_ms=... load=...`
+(load: the 1-minute load average when the cold processes ran).
 """
 from __future__ import annotations
 
@@ -199,6 +200,7 @@ def run(args) -> int:
         print(f"mode=fts on the same index, vectors loaded: p50={kit.percentile(keyword, 0.5):.2f} ms "
               f"p95={kit.percentile(keyword, 0.95):.2f} ms")
     cold, cold_cpu = [], []
+    load = os.getloadavg()[0]
     if args.cold:
         from core.index.search_socket import SearchServer, index_answer
 
@@ -210,9 +212,11 @@ def run(args) -> int:
         finally:
             if server is not None:
                 server.close()
+        load = os.getloadavg()[0]    # a cold start is what a busy machine slows most: say how busy it was
         how = "answered by a running process" if hybrid else "no model, no numpy"
         print(f"cold `reverie search --mode {args.mode}` ({how}): first output after "
-              f"{', '.join(f'{t:.0f}' for t in cold)} ms (CPU time {', '.join(f'{t:.0f}' for t in cold_cpu)} ms)")
+              f"{', '.join(f'{t:.0f}' for t in cold)} ms (CPU time {', '.join(f'{t:.0f}' for t in cold_cpu)} ms; "
+              f"load {load:.1f} on {os.cpu_count()} cores)")
     reindex, reindex_cpu = [], []
     for round_ in range(5):
         with open(newest, "a", encoding="utf-8") as handle:
@@ -230,6 +234,7 @@ def run(args) -> int:
     print(f"reindex after appending 20 lines: {', '.join(f'{r:.1f}' for r in reindex)} ms "
           f"(CPU time median {statistics.median(reindex_cpu):.1f} ms)")
     print(f"search lines={lines} build_lps={lines / build_s:.0f} p50_ms={p50:.2f} p95_ms={p95:.2f} "
-          f"reindex_ms={statistics.median(reindex):.1f} cold_ms={statistics.median(cold) if cold else 0:.0f}")
+          f"reindex_ms={statistics.median(reindex):.1f} cold_ms={statistics.median(cold) if cold else 0:.0f} "
+          f"load={load:.1f}")
     sys.stdout.flush()
     return 0

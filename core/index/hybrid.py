@@ -128,6 +128,27 @@ vectors, then searched again) gave 0.806 at beta 0.3 and 0.813 at 0.7
 a daily log without headings read as one section for the diversity rule
 (decay 0.7 free 1: 0.771; 0.85 free 2: 0.800; 0.9 free 3: 0.810).
 
+Curated memory (curated_boost; priors.py). MEMORY.md, the OpenClaw files and
+undated notes are what was kept on purpose; a daily log holds the talk around a
+fact, often many lines that repeat the question's words without answering it
+("| Removed Qdrant (redundant ...) |" is one MEMORY.md table row; the logs of
+that week mention Qdrant in every other line). So after fusion a curated line gains curated_boost of
+its score. Measured with `reverie bench questions` on twelve real workspaces
+(hit@5 on the tune / check halves; chosen on tune, check never looked at):
+                                     keyword          hybrid (USE)
+    before (no boost, no file topic)  0.535 / 0.578    0.628 / 0.600
+    file topic only (outline.py)      0.558 / 0.578    0.651 / 0.600
+    + curated_boost 0.25 (default)    0.581 / 0.600    0.698 / 0.622
+    curated_boost 0.5 / 0.75 (tune)   0.581 / 0.558    0.674 / 0.674
+LoCoMo and LongMemEval workspaces hold only logs (their MEMORY.md is a title),
+so both are unchanged by construction (measured: LoCoMo dev hybrid recall@10
+0.812, halves 0.804 / 0.822; LongMemEval dev keyword recall_any@5 0.905).
+Not kept: the section rule left out of curated files (a MEMORY.md topic is a
+list of facts, not a conversation): tune unchanged in both modes once the
+boost was on; and re-scoring the best 30 by the share of the query's rarity
+(idf) a line's own words hold, x (1 + beta * share): tune 0.651 -> 0.698, check
+unchanged with MRR 0.498 -> 0.484, LoCoMo H1 recall@10 0.822 -> 0.817.
+
 Recency (optional, `search.recency_half_life_days` > 0): a line dated d days
 before the newest dated line keeps (1 - RECENCY_SHARE) + RECENCY_SHARE * 2^(-d/h)
 of its score; undated lines (MEMORY.md) are not penalised: curated memory is
@@ -172,6 +193,7 @@ class Tuning:
     min_similarity_alone: float = 0.5   # the floor when no word of the query is in the index at all
     nearby_last: bool = True            # hybrid: lines found only through their neighbours after all others
     label_boost: float = 0.75           # score share a line gains when the query names its label (who said it)
+    curated_boost: float = 0.25         # score share a curated line (MEMORY.md, notes) gains over the logs (priors.py)
 
 
 def fuse(fts: list[tuple[int, float]], vec: list[tuple[int, float]], tuning: Tuning) -> list[tuple[int, float, tuple[str, ...]]]:

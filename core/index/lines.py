@@ -24,7 +24,8 @@ so a fact deep inside it could not be found. Search returns one hit per
 own words:
 
 - a *context* for keyword search: the line's date (from the daily log's name or
-  the message's timestamp) spelled as words, the section heading it sits under,
+  the message's timestamp) spelled as words, the topic in a hook-named log's file
+  name (outline.py), the section heading it sits under,
   and its neighbouring lines (not for a heading line itself: carrying its
   section's first lines, it outranked them as a hit that says nothing). Conversations and logs state a fact across two
   lines ("Did you go?" / "Yes, to the support group"), and a question names
@@ -63,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from core.index.cjk import has_cjk
+from core.index.outline import file_topic
 from core.index.records import record_lines
 from core.store.fileio import confined_files, confined_glob, confined_tree
 from core.store.jsonsafe import parse_json_line
@@ -95,6 +97,7 @@ class IndexOptions:
     embed_previous: int = 1         # lines before a line prefixed to its embedded text
     dates: bool = True              # the line's date, as words, in context and embedding
     headings: bool = True           # the section heading, in context and embedding
+    file_topic: bool = True         # a hook-named log's topic ("gmail-access"), in context (outline.py)
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,7 @@ class _Draft:
     prefix: str = ""            # e.g. the session id a message belongs to
     title: bool = False         # a heading line: its own words say what it is about
     columns: str = ""           # a table row's header row: "| CHENLU | 18794 |" means little without it
+    topic: str = ""             # the topic words of its file's name (outline.py)
 
 
 def file_rows(rel: str, text: str, options: IndexOptions = IndexOptions()) -> tuple[list[Row], list[str]]:
@@ -218,6 +222,7 @@ def _markdown_drafts(rel: str, text: str) -> list[_Draft]:
     is_memory = rel in CURATED_FILES
     day = file_day(rel)
     drafts, heading, header = [], "", ""
+    topic = file_topic(rel)[:MAX_NEIGHBOUR]
     for number, raw in enumerate(text.split("\n"), start=1):
         in_table = raw.lstrip().startswith("|")
         columns = header if in_table else ""
@@ -246,7 +251,7 @@ def _markdown_drafts(rel: str, text: str) -> list[_Draft]:
         else:
             body = _BULLET_MARK.sub("", shown, count=1).strip()
         drafts.append(_Draft(number, shown[:MAX_TEXT], body[:MAX_BODY], "" if match else heading, sources, day,
-                             title=bool(match), columns=columns[:MAX_NEIGHBOUR]))
+                             title=bool(match), columns=columns[:MAX_NEIGHBOUR], topic=topic))
     return drafts
 
 
@@ -332,7 +337,8 @@ def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
         for j in range(max(0, i - reach), min(len(drafts), i + reach + 1)):
             if j != i:
                 around.append(drafts[j].body[:MAX_NEIGHBOUR])
-        context = " ".join(p for p in (d.prefix, spoken, heading, d.columns, *around) if p)
+        topic = d.topic if options.file_topic else ""
+        context = " ".join(p for p in (d.prefix, spoken, topic, heading, d.columns, *around) if p)
         lead = " ".join(p for p in (date, heading, d.columns) if p)
         day = d.day.toordinal() if d.day else 0
         spans = windows(d.body)

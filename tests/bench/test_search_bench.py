@@ -23,7 +23,7 @@ def bench(*args, timeout=900):
 
 def test_search_bench_small(tmp_path):
     lines = bench("search", "--lines", "2000", "--queries", "30", "--cold", "2", "--cache", str(tmp_path))
-    assert re.fullmatch(r"search lines=\d+ build_lps=\d+ p50_ms=[\d.]+ p95_ms=[\d.]+ reindex_ms=[\d.]+ cold_ms=\d+",
+    assert re.fullmatch(r"search lines=\d+ build_lps=\d+ p50_ms=[\d.]+ p95_ms=[\d.]+ reindex_ms=[\d.]+ cold_ms=\d+ load=[\d.]+",
                         lines[-1]), lines[-1]
     assert any(line.startswith("cold `reverie search --mode keyword` (no model, no numpy): first output after ")
                for line in lines)

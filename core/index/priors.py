@@ -1,0 +1,30 @@
+"""Curated memory before raw logs: a prior on where an answer lives.
+
+MEMORY.md, the OpenClaw files (USER.md, TOOLS.md, AGENTS.md ...) and undated notes under memory/
+are what the agent or the person kept on purpose: the distilled fact ("| 2026-03-09 | Removed Qdrant
+(redundant ...) |"), where the dated logs hold the talk around it, often many lines that repeat the
+question's words without answering it. So after fusion a curated line gains `boost` of its score
+(Tuning.curated_boost). Nothing here reads the query: it is a prior on the file, not on the words.
+Benchmarks whose workspaces hold only logs (LoCoMo, LongMemEval) are unchanged by construction; the
+real-workspace question set measures it (docs/benchmarks.md).
+"""
+from __future__ import annotations
+
+import sqlite3
+
+from core.index.filters import kind_of
+
+
+def lift_curated(conn: sqlite3.Connection, ranked: list[tuple[int, float]], boost: float) -> list[tuple[int, float]]:
+    """`ranked` (id, score) with curated lines' scores multiplied by 1 + boost, best first again."""
+    if boost <= 0 or not ranked:
+        return ranked
+    ids = [i for i, _ in ranked]
+    marks = ",".join("?" * len(ids))
+    curated = {i for i, path in conn.execute(f"SELECT id, path FROM lines WHERE id IN ({marks})", ids)
+               if kind_of(path) == "memory"}
+    if not curated:
+        return ranked
+    lifted = [(i, s * (1.0 + boost) if i in curated else s) for i, s in ranked]
+    return sorted(lifted, key=lambda item: -item[1])
+
