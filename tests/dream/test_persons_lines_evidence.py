@@ -35,8 +35,8 @@ def test_a_chatty_line_or_another_label_is_no_evidence():
     assert "clauses" in persons_lines.why_not_replace(CHATTY_EN, STAGING)
     assert "label" in persons_lines.why_not_replace("备份统计— 平均大小: 2600字节", "文件大小: 1633字节")
     assert "too little" in persons_lines.why_not_replace(
-        "Verified Michele now appears in the outreach log with message id 19e18cc0ad5cb04c",
-        "Automated sends need strict caps; do not allow inflated live batch limits")
+        "Checked that Priya now shows in the send log with message id 7f3a2b91cc04de1a",
+        "Newsletter sends need strict daily caps; never raise the batch limit for a test run")
 
 
 def _corpus_updates() -> list[tuple[str, str]]:

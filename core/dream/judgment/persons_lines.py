@@ -2,8 +2,8 @@
 value of that line's slot. Otherwise the fact is added beside it (or is a duplicate), never a rewrite.
 
 Why: the word rules and the head read a long, chatty log line that shares a subject word with a
-curated rule ("PlanHubGuy sends need strict caps" / "Verified Michele now appears in the Outreach
-Log with message id 19e1…") as an update of it, and a person's line rewritten by a wrong update is
+curated rule ("Newsletter sends need strict daily caps" / "Checked that Priya now shows in the
+send log with message id 7f3a…") as an update of it, and a person's line rewritten by a wrong update is
 a line lost. A dream's own lines (with its comment) are cheap to rewrite; the person's are not.
 
 The evidence is read from the shape of the two texts, in any language, not from words:
