@@ -131,8 +131,8 @@ a daily log without headings read as one section for the diversity rule
 Curated memory (curated_boost; priors.py). MEMORY.md, the OpenClaw files and
 undated notes are what was kept on purpose; a daily log holds the talk around a
 fact, often many lines that repeat the question's words without answering it
-("| Removed Qdrant (redundant ...) |" is one MEMORY.md table row; the logs of
-that week mention Qdrant in every other line). So after fusion a curated line gains curated_boost of
+(a decision is one MEMORY.md table row; the logs of that week name the
+tool it is about in every other line). So after fusion a curated line gains curated_boost of
 its score. Measured with `reverie bench questions` on twelve real workspaces
 (hit@5 on the tune / check halves; chosen on tune, check never looked at):
                                      keyword          hybrid (USE)

@@ -97,7 +97,7 @@ class IndexOptions:
     embed_previous: int = 1         # lines before a line prefixed to its embedded text
     dates: bool = True              # the line's date, as words, in context and embedding
     headings: bool = True           # the section heading, in context and embedding
-    file_topic: bool = True         # a hook-named log's topic ("gmail-access"), in context (outline.py)
+    file_topic: bool = True         # a hook-named log's topic ("mail-access"), in context (outline.py)
 
 
 @dataclass(frozen=True)

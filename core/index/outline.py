@@ -1,7 +1,7 @@
 """The topic an OpenClaw hook writes into a log's file name, as words for its lines' keyword context.
 
 OpenClaw's session hooks name a log by its date and what it was about
-(`memory/2026-03-14-gmail-access.md`, `memory/2026-03-28-football-prediction.md`). A line deep in
+(`memory/2026-03-14-mail-access.md`, `memory/2026-03-28-league-table.md`). A line deep in
 such a file ("- Authentication: failing with ...") is what a question about that topic asks for, and
 without the name's words only its neighbours could say so. Context only (lines.py): the embedded text
 is unchanged, so no vector is recomputed.
@@ -21,7 +21,7 @@ _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 def file_topic(rel: str) -> str:
-    """The words of a file's name under memory/ that say what it is about ("gmail access"), or ""."""
+    """The words of a file's name under memory/ that say what it is about ("mail access"), or ""."""
     if not rel.startswith("memory/"):
         return ""                      # MEMORY.md, TOOLS.md ...: their name says nothing about a line
     stem = rel.rsplit("/", 1)[-1]

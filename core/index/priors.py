@@ -1,8 +1,8 @@
 """Curated memory before raw logs: a prior on where an answer lives.
 
 MEMORY.md, the OpenClaw files (USER.md, TOOLS.md, AGENTS.md ...) and undated notes under memory/
-are what the agent or the person kept on purpose: the distilled fact ("| 2026-03-09 | Removed Qdrant
-(redundant ...) |"), where the dated logs hold the talk around it, often many lines that repeat the
+are what the agent or the person kept on purpose: the distilled fact (a decision-table row, "| date |
+Removed the second vector store (redundant) |"), where the dated logs hold the talk around it, often many lines that repeat the
 question's words without answering it. So after fusion a curated line gains `boost` of its score
 (Tuning.curated_boost). Nothing here reads the query: it is a prior on the file, not on the words.
 Benchmarks whose workspaces hold only logs (LoCoMo, LongMemEval) are unchanged by construction; the

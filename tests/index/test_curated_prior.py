@@ -63,14 +63,14 @@ def test_a_hook_named_log_is_found_by_the_topic_in_its_name(ws):
     session = "# Session\n\n## Conversation Summary\n" + "".join(
         f"- step {n}: checked the server capabilities list\n" for n in range(6)) + \
         "- Authentication: failing with an application password error\n"
-    files = {"memory/2026-03-14-gmail-access.md": session, "memory/2026-03-10.md": OTHER,
-             "memory/2026-03-12.md": "# 2026-03-12\n- the gmail storage is almost full\n",
+    files = {"memory/2026-03-14-mail-access.md": session, "memory/2026-03-10.md": OTHER,
+             "memory/2026-03-12.md": "# 2026-03-12\n- the mail storage is almost full\n",
              "memory/2026-03-11.md": "# 2026-03-11\n" + "- the nightly backup is failing again\n" * 3}
-    for topic, first in ((False, "memory/2026-03-12.md"), (True, "memory/2026-03-14-gmail-access.md")):
+    for topic, first in ((False, "memory/2026-03-12.md"), (True, "memory/2026-03-14-mail-access.md")):
         index = SearchIndex(ws, ws / ".reverie" / f"index-{topic}.db", SearchSettings(), embedder=False,
                             options=IndexOptions(file_topic=topic))
         for rel, text in files.items():
             write(ws, rel, text)
         with index:
             index.sync()
-            assert index.search("gmail failing", k=3, mode="keyword").hits[0].path == first, topic
+            assert index.search("mail failing", k=3, mode="keyword").hits[0].path == first, topic

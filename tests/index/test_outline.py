@@ -6,7 +6,7 @@ from core.index.outline import file_topic
 
 
 def test_file_topic_reads_hook_names_and_notes():
-    assert file_topic("memory/2026-03-14-gmail-access.md") == "gmail access"
+    assert file_topic("memory/2026-03-14-mail-access.md") == "mail access"
     assert file_topic("memory/2026-04-24-openclaw_deep-read.md") == "openclaw deep read"
     assert file_topic("memory/people/maya.md") == "maya"
     assert file_topic("memory/topics/ECS-PROXY-CONFIG-20260627.md") == "ECS PROXY CONFIG"
@@ -20,8 +20,8 @@ def test_plain_dated_logs_and_top_level_files_have_no_topic():
 
 def test_the_topic_is_in_the_context_not_in_the_embedded_text():
     text = "# Session\n\n- Authentication: failing with an application password error\n"
-    with_topic, _ = file_rows("memory/2026-03-14-gmail-access.md", text)
-    without, _ = file_rows("memory/2026-03-14-gmail-access.md", text, IndexOptions(file_topic=False))
+    with_topic, _ = file_rows("memory/2026-03-14-mail-access.md", text)
+    without, _ = file_rows("memory/2026-03-14-mail-access.md", text, IndexOptions(file_topic=False))
     row, plain = with_topic[-1], without[-1]
-    assert "gmail access" in row.context and "gmail" not in plain.context
+    assert "mail access" in row.context and "gmail" not in plain.context
     assert row.etext == plain.etext and "gmail" not in row.etext     # cached vectors stay valid
