@@ -101,7 +101,12 @@ def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequ
     head: the memory itself already records it as lasting."""
     out = [FactKind(k.kind, k.reason, k.score) for k in map(word_kinds.classify_fact, texts)]
     known = {_same_words(t) for t in kept}
-    todo = [i for i, kind in enumerate(out) if kind.kind == DURABLE and _same_words(texts[i]) not in known]
+    fresh = [i for i, t in enumerate(texts) if _same_words(t) not in known]
+    # A line the rules cannot read (mostly CJK): the head alone decides its kind (rules_unread).
+    unread = [i for i in fresh if signals.rules_unread(texts[i])]
+    for i, kind in zip(unread, classify_facts([texts[i] for i in unread], learned=True) if unread else ()):
+        out[i] = kind
+    todo = [i for i in fresh if out[i].kind == DURABLE and not signals.rules_unread(texts[i])]
     if todo:
         classes, probs = heads.kind_probabilities([texts[i] for i in todo])
         for i, row in zip(todo, probs):
