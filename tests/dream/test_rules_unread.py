@@ -23,7 +23,7 @@ BULLETS = [Candidate("hours", "营业时间是早上八点到晚上十点", 0.9)
 
 def test_which_lines_the_rules_cannot_read():
     assert signals.rules_unread("老王负责每周一早上进货")
-    assert signals.rules_unread("- [09:12] 用 Postgres 16，不用 MySQL")        # mixed, mostly Chinese letters
+    assert signals.rules_unread("- [09:12] 数据库用 Postgres，不再用 MySQL 了")   # mixed: 8 of 21 letters CJK
     assert not signals.rules_unread("Leo's EpiPen is in the red bag")
     assert not signals.rules_unread("Deploys go through `make ship` (见 wiki)")   # mostly Latin letters
 
