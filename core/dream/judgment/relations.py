@@ -65,11 +65,11 @@ def _views(fact: str, candidates: Sequence[Candidate]) -> list[pools.Judged]:
 
 
 def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = None, learned: bool = False,
-           both: bool = False, unread: bool = False) -> Relation:
+           both: bool = False) -> Relation:
     """The relation of `fact` to the best of `candidates` (ranked by cosine, best first). The head
     needs no `rarity` (counts of the page); the word rules do. `both`: the word rules decide unless
     the head is at least pools.OVERRIDE sure of another answer (core/dream/judgment/pools.py)."""
-    if not learned and not (unread and signals.rules_unread(fact)):
+    if not learned:
         old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
         rule = Relation(old.kind, old.target, old.reason, old.cosine)
         if not both or not candidates:

@@ -60,12 +60,10 @@ def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate
 
 
 def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity,
-          learned: bool = False, both: bool = False, unread: bool = False
-          ) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
-    """`both`: the word rules decide unless the learned head is sure of another answer. `unread`: the
-    head decides a fact in a script the word rules have no words for (relations.rules_unread)."""
+          learned: bool = False, both: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
+    """`both`: the word rules decide unless the learned head is sure of another answer."""
     pool = candidates(fact, memory, score)
-    relation = relations.relate(fact.text, [c for c, _ in pool], rarity, learned, both, unread)
+    relation = relations.relate(fact.text, [c for c, _ in pool], rarity, learned, both)
     return _spare_persons_line(fact, relation, pool), pool
 
 
