@@ -15,7 +15,6 @@ NOW = dt.datetime(2026, 12, 5, 22, tzinfo=dt.timezone.utc)
 
 STAGING = "Staging database lives on db-stg-02.internal, port 5433"
 DISK = "磁盘空间: 58%使用率"
-BACKUP = "备份时间：每天凌晨2点"
 CHATTY_ZH = "巡检记录— 磁盘空间: 已用61%，不再告警；顺手清理了日志目录；下午把备份脚本改成每2小时跑一次；周会纪要发给了小王"
 CHATTY_EN = ("Spent the morning on the staging database at db-stg-05.internal, port 5433: rotated the logs; "
              "reran the migrations; paged Omar about the disk; wrote the incident note")
@@ -67,7 +66,6 @@ MEMORY = f"""# Memory
 ## Infrastructure
 - {STAGING}
 - {DISK}
-- {BACKUP}
 - Dave prefers short replies
 """
 
@@ -79,10 +77,9 @@ def _dream(workspace, lines):
 
 
 def test_a_dream_replaces_the_persons_line_with_its_new_value(workspace):
-    # (a disk reading, "系统自检— 磁盘空间: 已用61%", is status: the head holds it back before any relation)
-    proposal = _dream(workspace, ["Staging DB moved to db-stg-05.internal, same port.", "备份时间改为每天凌晨3点"])
+    proposal = _dream(workspace, ["Staging DB moved to db-stg-05.internal, same port.", "系统自检— 磁盘空间: 已用61%"])
     replaced = {c.before.lstrip("- ") for c in proposal.changes if c.kind == "update"}
-    assert replaced == {STAGING, BACKUP}, proposal.changes
+    assert replaced == {STAGING, DISK}, proposal.changes
 
 
 def test_a_dream_adds_a_chatty_line_beside_the_persons_line_and_leaves_it_alone(workspace):
@@ -109,3 +106,30 @@ def test_a_second_replace_of_the_persons_line_in_one_dream_needs_the_same_eviden
     again = judge._spare_persons_line(Fact("Staging DB moved to db-stg-07.internal, same port.", ("x#L3",)),
                                       Relation(UPDATE, line.key, "same subject", 0.8), pool)
     assert again.kind == UPDATE
+
+
+def test_what_would_be_written_must_still_say_the_fact():
+    """The replace writes the fact restated as what is true now (restate.py). A change cue inside a
+    quotation can leave almost nothing ("Config check"): that does not take the person's line's place;
+    a restatement that drops only the old value does."""
+    from core.dream.judgment import restate
+    from core.dream.judgment.relations import NEW, UPDATE, Candidate, Relation
+    from core.dream.pipeline import judge
+    from core.dream.pipeline.material import Fact
+    from core.dream.pipeline.working import WorkingMemory
+
+    quoted = 'Config check: reads 20KB of each page and searches for "expired", "closed", "no longer open" etc.'
+    person = "Use exact reads for the config sections."
+    assert persons_lines.why_not_replace(quoted, person) == ""          # the fact alone would pass
+    assert restate.current_statement(quoted, person) == "Config check"
+    assert "keeps" in persons_lines.why_not_written("Config check", quoted)
+
+    switched = "Replaced Northgate Print with Lumen Press for proofs; Northgate's colours drifted on two jobs in a row."
+    memory = WorkingMemory(f"# Memory\n\n## Notes\n- {person}\n- Print proofs come from Northgate Print in Leeds\n")
+    entries = {e.text: e for e in memory.live()}
+    for fact, line, expected in ((quoted, person, NEW), (switched, "Print proofs come from Northgate Print in Leeds", UPDATE)):
+        entry = entries[line]
+        relation = judge._spare_persons_line(Fact(fact, ("memory/2026-12-04.md#L1",)),
+                                             Relation(UPDATE, entry.key, "the fact says X is no longer so", 0.8),
+                                             [(Candidate(entry.key, entry.text, 0.8), entry)])
+        assert relation.kind == expected, relation

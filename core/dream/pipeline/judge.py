@@ -83,7 +83,8 @@ def _spare_persons_line(fact: Fact, relation: Relation, pool: list[tuple[Candida
     target = next((e for c, e in pool if c.key == relation.target), None)
     if target is None or not _persons(target):
         return relation
-    why_not = persons_lines.why_not_replace(fact.text, target.text)
+    why_not = persons_lines.why_not_replace(fact.text, target.text) or persons_lines.why_not_written(
+        restate.current_statement(fact.text, target.text), fact.text)
     if not why_not:
         return relation
     return Relation(NEW, "", f"not a new value of the person's line \"{target.text[:60]}\": {why_not}",
