@@ -91,3 +91,17 @@ def test_the_same_attribute_of_two_named_things_is_two_facts(cosine):
     candidates = [Candidate(f"b{i}", text, cosine(fact, text)) for i, text in enumerate(page)]
     relation = relate(fact, sorted(candidates, key=lambda c: -c.cosine), rarity)
     assert relation.kind == NEW, relation
+
+
+def test_a_change_cue_in_a_list_of_quoted_strings_is_a_mention_not_a_change():
+    """'searches for "expired", "no longer open"' names words; it does not say anything is gone.
+    One quotation is reported speech and still counts; a code span is a value."""
+    from core.dream.judgment.word_relations import gone_words
+
+    bullet = Candidate("b", "Use exact reads for the listings check", 0.7)
+    mention = 'Listings check: reads 20KB of each page and searches for "expired", "closed", "no longer open"'
+    assert gone_words(mention) == frozenset()
+    assert relate(mention, [bullet], Rarity(BACKGROUND + [bullet.text, mention])).kind != UPDATE
+    assert gone_words('过滤词：「已停售」、「不再供应」') == frozenset()
+    assert stem("npm") in gone_words("We switched from `npm` to pnpm")
+    assert stem("rotation") in gone_words("Daniel is no longer on the rotation")

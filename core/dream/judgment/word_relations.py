@@ -92,7 +92,21 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity) -> Relati
 
 
 # ----- changes --------------------------------------------------------------------------------
+# A list of quoted strings mentions words, it does not use them: 'searches for "expired", "closed",
+# "no longer open"' says nothing is no longer so. Change cues are not read inside such a list (two or
+# more quoted spans, in any script's quotes, joined by commas, "、", "/", "or", "and"). A single
+# quotation stays: reported speech ('she said "no more Slack"', 「以后不再用旧路由器」) is a change.
+_QUOTE = r'(?:"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»|「[^」\n]*」|『[^』\n]*』)'
+_QUOTED_LIST = re.compile(_QUOTE + r'(?:\s*(?:[,，、/]|\bor\b|\band\b)\s*(?:(?:or|and)\s+)?' + _QUOTE + r')+',
+                          re.IGNORECASE)
+
+
+def _unquoted(fact: str) -> str:
+    return _QUOTED_LIST.sub(" ", fact)
+
+
 def _has_change_cue(fact: str) -> bool:
+    fact = _unquoted(fact)
     return bool(restate._NEW_CUE.search(fact) or restate._OLD_CUE.search(fact) or _REVERSAL.search(fact)
                 or re.search(r"\bfrom now on\b", fact, re.IGNORECASE))
 
@@ -100,6 +114,7 @@ def _has_change_cue(fact: str) -> bool:
 def _old_side(fact: str) -> frozenset[str]:
     """Words the fact says are gone: "from X", "off X", "instead of X", "(was X)", "replaced X",
     and the clauses with an old-value cue ("gave up X", "X has left")."""
+    fact = _unquoted(fact)
     found: set[str] = set()
     for pattern in (restate._FROM_TO, restate._OFF, restate._INSTEAD_OF, restate._REPLACED):
         for match in pattern.finditer(fact):
