@@ -35,13 +35,13 @@ import re
 from core.dream.judgment import signals, word_relations
 from core.dream.judgment.similarity import words
 from core.dream.judgment.wording import anchors, stem
+from core.store.memory_md import strip_comments
 
 COVER = 0.14
 LONGER = 6.5
 CLAUSES = 3
 LABEL_COVER = 0.5
 
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _MARKUP = re.compile(r"[*_`~#>|]+")
 _CLAUSE = re.compile(r"\s*[;；。！!？?]\s*|\.\s+|\s+[—–]\s*|[—–]\s+")
 # "label: value", the label short, after any "heading— " the extraction put in front of it.
@@ -49,7 +49,7 @@ _LABEL = re.compile(r"^(?:.*[—–]\s*)?(?P<label>[^:：—–]{1,24}?)\s*(?:(?
 
 
 def _text(line: str) -> str:
-    return _MARKUP.sub(" ", _COMMENT.sub(" ", signals.body(line))).strip()
+    return _MARKUP.sub(" ", strip_comments(signals.body(line))).strip()
 
 
 # Identifiers: code spans, paths, URLs, e-mail addresses, dotted or dashed names ("db-stg-02.internal",
@@ -61,7 +61,7 @@ _IDENTIFIER = re.compile(r"`[^`]*`|\S*[/\\@]\S*|\S+\.[A-Za-z]\w*\S*|\S*\w[-_]\w\
 def content_words(text: str) -> frozenset[str]:
     """The words that name what a line is about: stems of its words (character pairs in CJK),
     without numbers and identifiers (those are its values)."""
-    bare = _IDENTIFIER.sub(" ", _COMMENT.sub(" ", signals.body(text)))
+    bare = _IDENTIFIER.sub(" ", strip_comments(signals.body(text)))
     return frozenset(stem(w) for w in words(_MARKUP.sub(" ", bare)) if not any(ch.isdigit() for ch in w))
 
 
@@ -96,11 +96,11 @@ def label(text: str) -> str:
 
 def why_not_replace(fact: str, line: str) -> str:
     """"" when the fact may replace the person's `line`; else why not, in words a person can check."""
-    covered, ratio = coverage(fact, line), length_ratio(fact, line)
+    covered, ratio, parts = coverage(fact, line), length_ratio(fact, line), clauses(fact)
     if covered < COVER and not names_gone(fact, line):
         return f"it shares too little of the line's subject ({covered:.2f} of its words)"
-    if ratio > LONGER or clauses(fact) > CLAUSES:
-        return f"it is {ratio:.1f} times as long as the line, in {clauses(fact)} clauses: about more than its value"
+    if ratio > LONGER or parts > CLAUSES:
+        return f"it is {ratio:.1f} times as long as the line, in {parts} clauses: about more than its value"
     mine, theirs = label(line), label(fact)
     if mine and theirs and coverage(theirs, mine) < LABEL_COVER:
         return f"its label \"{theirs}\" is not the line's \"{mine}\""
