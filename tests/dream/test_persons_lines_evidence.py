@@ -133,3 +133,23 @@ def test_what_would_be_written_must_still_say_the_fact():
                                              Relation(UPDATE, entry.key, "the fact says X is no longer so", 0.8),
                                              [(Candidate(entry.key, entry.text, 0.8), entry)])
         assert relation.kind == expected, relation
+
+
+def test_a_trusted_model_is_held_to_the_same_evidence_for_the_persons_line():
+    """A model `reverie models check` measured better may pick any bullet to update, but not a line
+    the person wrote without the evidence the rules need, restated text included."""
+    from core.dream.judgment.relations import NEW, Candidate, Relation
+    from core.dream.pipeline import judge
+    from core.dream.pipeline.material import Fact
+    from core.dream.pipeline.working import WorkingMemory
+
+    quoted = 'Config check: reads 20KB of each page and searches for "expired", "closed", "no longer open" etc.'
+    memory = WorkingMemory("# Memory\n\n## Notes\n- Use exact reads for the config sections.\n")
+    entry = next(iter(memory.live()))
+    pool = [(Candidate(entry.key, entry.text, 0.8), entry)]
+    fact = Fact(quoted, ("memory/2026-12-04.md#L1",))
+    loose = judge.allowed(fact, Relation(NEW), pool, None, trusted=True)
+    assert ("update", entry.key) not in loose and ("duplicate", entry.key) in loose, loose
+    fine = judge.allowed(Fact("Use exact reads for the config and cache sections.", ("x#L2",)), Relation(NEW), pool,
+                         None, trusted=True)
+    assert ("update", entry.key) in fine, fine

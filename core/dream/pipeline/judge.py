@@ -74,17 +74,26 @@ def _persons(entry: Entry | None) -> bool:
     return entry is not None and entry.persons_line
 
 
+def _why_not_replace(fact: Fact, entry: Entry | None) -> str:
+    """"" when `fact` may replace `entry`; else why not. Only the person's own line asks for evidence:
+    the fact is a new value of its slot, and what would be written (the fact restated as what is true
+    now) still says the fact (core/dream/judgment/persons_lines.py). A dream's line is cheap to rewrite."""
+    if not _persons(entry):
+        return ""
+    return persons_lines.why_not_replace(fact.text, entry.text) or persons_lines.why_not_written(
+        restate.current_statement(fact.text, entry.text), fact.text)
+
+
 def _spare_persons_line(fact: Fact, relation: Relation, pool: list[tuple[Candidate, Entry]]) -> Relation:
     """An update of the person's own line stands only on strong evidence that the fact is a new
-    value of that line's slot (core/dream/judgment/persons_lines.py); otherwise the fact is new
-    and is added beside the line, which stays byte for byte."""
+    value of that line's slot (_why_not_replace); otherwise the fact is new and is added beside the
+    line, which stays byte for byte."""
     if relation.kind != UPDATE:
         return relation
     target = next((e for c, e in pool if c.key == relation.target), None)
-    if target is None or not _persons(target):
+    if target is None:
         return relation
-    why_not = persons_lines.why_not_replace(fact.text, target.text) or persons_lines.why_not_written(
-        restate.current_statement(fact.text, target.text), fact.text)
+    why_not = _why_not_replace(fact, target)
     if not why_not:
         return relation
     return Relation(NEW, "", f"not a new value of the person's line \"{target.text[:60]}\": {why_not}",
@@ -109,7 +118,7 @@ def allowed(fact: Fact, rule: Relation, pool: list[tuple[Candidate, Entry]], rar
             answers.add((DUPLICATE, c.key))
             if c.pinned:
                 answers.add((CONFLICT, c.key))
-            elif not _persons(entry) or not persons_lines.why_not_replace(fact.text, entry.text):
+            elif not _why_not_replace(fact, entry):
                 answers.add((UPDATE, c.key))     # the person's own line: only on the same evidence as the rules
         return answers
     if rule.kind == NEW and learned:
