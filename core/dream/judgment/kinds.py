@@ -106,7 +106,8 @@ def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequ
     unread = [i for i in fresh if signals.rules_unread(texts[i])]
     for i, kind in zip(unread, classify_facts([texts[i] for i in unread], learned=True) if unread else ()):
         out[i] = kind
-    todo = [i for i in fresh if out[i].kind == DURABLE and not signals.rules_unread(texts[i])]
+    decided = set(unread)
+    todo = [i for i in fresh if i not in decided and out[i].kind == DURABLE]
     if todo:
         classes, probs = heads.kind_probabilities([texts[i] for i in todo])
         for i, row in zip(todo, probs):
