@@ -164,20 +164,18 @@ def _durable_weight(text: str) -> float:
     return total
 
 
-def _net_tallies(body: str) -> tuple[float, str, float, str]:
-    """The transient and one-off totals of a line, less its signs of a lasting rule, with their reasons."""
+def _tallies(body: str) -> tuple[float, str, float, str, float]:
+    """The transient and one-off totals of a line with their reasons, and its signs of a lasting rule."""
     transient, t_reason = _tally(body, _TRANSIENT)
     one_off, o_reason = _tally(body, _ONE_OFF)
-    lasting = _durable_weight(body)
-    return transient - lasting, t_reason, one_off - lasting, o_reason
+    return transient, t_reason, one_off, o_reason, _durable_weight(body)
 
 
 def rule_signals(text: str) -> list[float]:
     """The rules' evidence as features for the learned kind head (features.line_features): the
     transient, one-off and lasting totals (in units of THRESHOLD) and whether the rules alone hold the
     line back. The head learns on the corpus how far to trust each, in every language."""
-    body = text.strip()
-    transient, one_off, lasting = _tally(body, _TRANSIENT)[0], _tally(body, _ONE_OFF)[0], _durable_weight(body)
+    transient, _t, one_off, _o, lasting = _tallies(text.strip())
     return [transient / THRESHOLD, one_off / THRESHOLD, lasting / THRESHOLD,
             float(max(transient, one_off) - lasting >= THRESHOLD)]
 
@@ -186,7 +184,8 @@ def classify_fact(text: str) -> FactKind:
     """The kind of one fact (its text without the bullet marker and time stamp)."""
     if holds_secret(text):
         return FactKind(SECRET, "holds a password, token or key", 10.0)
-    transient, t_reason, one_off, o_reason = _net_tallies(text.strip())
+    transient, t_reason, one_off, o_reason, lasting = _tallies(text.strip())
+    transient, one_off = transient - lasting, one_off - lasting
     if max(transient, one_off) < THRESHOLD:
         return FactKind(DURABLE)
     if transient >= one_off:
