@@ -157,7 +157,7 @@ def _tokens(text: str) -> list[str]:
     return [t.lower().rstrip(".:") for t in _TOKEN.findall(body(text))]
 
 
-def _is_value(token: str, text: str) -> bool:
+def _is_value(token: str) -> bool:
     """A number that states a value, not a name: a time, a date, a decimal, a percentage or degrees,
     or a number with its unit attached ("600dpi", "5ms")."""
     return bool(_TIME.fullmatch(token) or _DATE.fullmatch(token)
@@ -172,7 +172,7 @@ def _labels(text: str) -> dict[str, set[str]]:
     tokens = _tokens(text)
     found: dict[str, set[str]] = {}
     for i, token in enumerate(tokens[:max(4, len(tokens) // 2 + 1)]):
-        if not _DIGIT.search(token) or _is_value(token, text):
+        if not _DIGIT.search(token) or _is_value(token):
             continue
         if token.isdigit() and i > 0 and not _DIGIT.search(tokens[i - 1]):
             found.setdefault(tokens[i - 1], set()).add(token)
@@ -190,7 +190,7 @@ def numbered_siblings(a: str, b: str) -> bool:
     ta, tb = _tokens(a), _tokens(b)
     if len(ta) == len(tb) and ta != tb:
         differing = [(x, y) for x, y in zip(ta, tb) if x != y]
-        if all(_DIGIT.search(x) and _DIGIT.search(y) and not _is_value(x, a) and not _is_value(y, b)
+        if all(_DIGIT.search(x) and _DIGIT.search(y) and not _is_value(x) and not _is_value(y)
                for x, y in differing):
             return True
     la, lb = _labels(a), _labels(b)
