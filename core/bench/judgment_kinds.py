@@ -2,7 +2,8 @@
 with the kind head trained leave-one-domain-out (each line's probabilities come from the head that
 never saw its domain; the word rules were never fitted to the corpus).
 
-For the rules, the head alone and "both" (kinds.py) at several veto thresholds, it prints durable
+For the rules, the head alone and "both" (kinds.judge_both: to-do markers, CJK lines by the head,
+the veto on the rest) at several veto thresholds, it prints durable
 precision and recall (recall: the share of durable lines promoted) and the leaks (the share of
 transient and one-off lines promoted). kinds.VETO_P was chosen on this table: the lowest threshold
 of VETOES whose durable recall is at least 0.99.
@@ -21,16 +22,14 @@ VETOES = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 
 def decisions(texts: Sequence[str], probs: np.ndarray, classes: Sequence[str]) -> dict[str, list[str]]:
     """The kind each judgment gives each line."""
-    rules = [word_kinds.classify_fact(t).kind for t in texts]
+    rules = [word_kinds.classify_fact(t) for t in texts]
 
     def both(veto_p: float) -> list[str]:
-        out = []
-        for rule, row in zip(rules, probs):
-            best = kinds.vetoed(row, classes, veto_p) if rule == kinds.DURABLE else None
-            out.append(rule if best is None else classes[best])
-        return out
+        # the dream's own decision (kinds.judge_both): markers, CJK lines by the head, the veto
+        return [kinds.judge_both(t, rule, row if kinds.needs_head(t, rule) else None, classes, veto_p).kind
+                for t, rule, row in zip(texts, rules, probs)]
 
-    out = {"rules": rules, "head": [classes[heads.decide_kind(classes, row)] for row in probs]}
+    out = {"rules": [r.kind for r in rules], "head": [classes[heads.decide_kind(classes, row)] for row in probs]}
     for veto_p in sorted(set(VETOES) | {kinds.VETO_P}):
         out[f"both, veto p>={veto_p}" + (" (shipped)" if veto_p == kinds.VETO_P else "")] = both(veto_p)
     return out

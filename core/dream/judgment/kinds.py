@@ -37,9 +37,23 @@ KINDS = (DURABLE, TRANSIENT, ONE_OFF, SECRET)
 _WHY = {TRANSIENT: "a to-do, status or work in progress", ONE_OFF: "a single event",
         SECRET: "holds a password, token or key", DURABLE: ""}
 
-# An explicit task marker: the writer said it is a to-do.
-_TODO = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[\s\]|(?:todo|to-do|fixme)\s*[:：]|待办\s*[:：]|待辦\s*[:：])",
-                   re.IGNORECASE)
+# An explicit task marker at the start of the line: the writer said it is a to-do. One of the few word
+# rules that hold in every language, so the list names the usual markers of many (written from general
+# knowledge of how people head a to-do, not from any test): English, Chinese, French, Spanish,
+# Portuguese, Italian, German, Dutch, Japanese, Korean. Always followed by a colon: "Pendiente de pago"
+# is a state, "Pendiente: pagar" a task. Words that also head standing facts stay out ("Offen: Mo–Fr
+# 9–17" is opening hours, "Aufgaben:"/"Tareas:" a chore rota).
+_TODO_WORDS = ("todo", "to-do", "to do", "fixme", "待办", "待辦", "待做", "要做", "待处理", "待處理",
+               "à faire", "a faire", "reste à faire", "pendiente", "pendientes", "por hacer",
+               "a fazer", "por fazer", "pendente", "pendentes", "da fare", "noch offen", "zu erledigen",
+               "te doen", "やること", "要対応", "할 일", "할일")
+_TODO = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[\s\]|\**(?:" + "|".join(re.escape(w) for w in _TODO_WORDS)
+                   + r")\**\s*[:：])", re.IGNORECASE)
+
+
+def marked_todo(text: str) -> bool:
+    """An explicit to-do marker ("TODO:", "待办：", "À faire :", "Noch offen:", an open checkbox)."""
+    return bool(_TODO.match(text))
 
 
 @dataclass(frozen=True)
@@ -56,7 +70,7 @@ class FactKind:
 def _rule(text: str) -> FactKind | None:
     if holds_secret(text):
         return FactKind(SECRET, _WHY[SECRET] + " (secret scanner)", 1.0)
-    if _TODO.match(text):
+    if marked_todo(text):
         return FactKind(TRANSIENT, "marked as a to-do", 1.0)
     return None
 
@@ -95,27 +109,52 @@ def _same_words(text: str) -> str:
     return " ".join(signals.body(text).casefold().split()).rstrip(".。!！")
 
 
+def _learned(kind: str, p: float) -> FactKind:
+    why = _WHY.get(kind, "")
+    return FactKind(kind, f"{why} (learned, p={p:.2f})" if why else "", p)
+
+
+def needs_head(text: str, rule: FactKind) -> bool:
+    """Whether "both" asks the head about a fact the rules judged `rule`."""
+    if rule.kind == SECRET or marked_todo(text):
+        return False
+    return signals.rules_unread(text) or rule.kind == DURABLE
+
+
+def judge_both(text: str, rule: FactKind, row, classes: Sequence[str], veto_p: float = VETO_P) -> FactKind:
+    """The "both" decision for one fresh fact: the secret scanner and an explicit to-do marker (in any
+    language; the English rules know only "TODO") first; a line the rules cannot read (mostly CJK,
+    signals.rules_unread) gets the head's kind; else the rules' kind, vetoed when the head is sure.
+    `row` is the head's probabilities over `classes` (None when needs_head is false)."""
+    if rule.kind == SECRET:
+        return rule
+    if marked_todo(text):
+        return FactKind(TRANSIENT, "marked as a to-do", 1.0)
+    if row is None:
+        return rule
+    if signals.rules_unread(text):
+        best = heads.decide_kind(classes, row)
+        return _learned(classes[best], float(row[best]))
+    best = vetoed(row, classes, veto_p) if rule.kind == DURABLE else None
+    return rule if best is None else _learned(classes[best], float(row[best]))
+
+
 def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequence[str] = ()) -> list[FactKind]:
-    """The rules' kind, or the learned head's where the rules say durable and the head is sure it is not.
-    A fact that says word for word what a bullet of MEMORY.md (`kept`) says is never held back by the
-    head: the memory itself already records it as lasting."""
+    """The rules' kind, or the learned head's where the rules say durable and the head is sure it is not
+    (judge_both). A fact that says word for word what a bullet of MEMORY.md (`kept`) says is never held
+    back by the head: the memory itself already records it as lasting."""
     out = [FactKind(k.kind, k.reason, k.score) for k in map(word_kinds.classify_fact, texts)]
     known = {_same_words(t) for t in kept}
     fresh = [i for i, t in enumerate(texts) if _same_words(t) not in known]
-    # A line the rules cannot read (mostly CJK): the head alone decides its kind (rules_unread).
-    unread = [i for i in fresh if signals.rules_unread(texts[i])]
-    for i, kind in zip(unread, classify_facts([texts[i] for i in unread], learned=True) if unread else ()):
-        out[i] = kind
-    decided = set(unread)
-    todo = [i for i in fresh if i not in decided and out[i].kind == DURABLE]
-    if todo:
-        classes, probs = heads.kind_probabilities([texts[i] for i in todo])
-        for i, row in zip(todo, probs):
-            best = vetoed(row, classes, veto_p)
-            if best is not None:
-                kind = classes[best]
-                why = _WHY.get(kind, "")
-                out[i] = FactKind(kind, f"{why} (learned, p={row[best]:.2f})" if why else "", float(row[best]))
+    ask = [i for i in fresh if needs_head(texts[i], out[i])]
+    rows: dict[int, object] = {}
+    if ask:
+        classes, probs = heads.kind_probabilities([texts[i] for i in ask])
+        rows = dict(zip(ask, probs))
+    else:
+        classes = ()
+    for i in fresh:
+        out[i] = judge_both(texts[i], out[i], rows.get(i), classes, veto_p)
     return out
 
 
