@@ -100,9 +100,14 @@ VETO_P = 0.85
 
 
 def vetoed(row, classes: Sequence[str], veto_p: float = VETO_P) -> int | None:
-    """The index of the kind the head holds a rules-durable fact back as, or None: it stays durable."""
-    best = int(row.argmax())
-    return None if classes[best] == DURABLE or row[best] < veto_p else best
+    """The index of the kind the head holds a rules-durable fact back as, or None: it stays durable.
+    The question is promotion, so what counts is the head's probability that the fact is *not* durable,
+    whichever other kind it is; held back, it takes the likeliest of them. (The most likely kind alone
+    let through lines the head split between status and event: p 0.45 / 0.40, durable 0.15.)"""
+    durable = list(classes).index(DURABLE)
+    if 1.0 - float(row[durable]) < veto_p:
+        return None
+    return max((i for i in range(len(classes)) if i != durable), key=lambda i: float(row[i]))
 
 
 def _same_words(text: str) -> str:
