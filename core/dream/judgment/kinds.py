@@ -61,6 +61,7 @@ class FactKind:
     kind: str
     reason: str = ""
     score: float = 0.0          # the head's probability of the kind (1.0 for a rule)
+    by_head: bool = False       # held back by the learned head alone: no rule, marker or scanner said so
 
     @property
     def promoted(self) -> bool:
@@ -75,6 +76,11 @@ def _rule(text: str) -> FactKind | None:
     return None
 
 
+def _learned(kind: str, p: float) -> FactKind:
+    why = _WHY.get(kind, "")
+    return FactKind(kind, f"{why} (learned, p={p:.2f})" if why else "", p, by_head=kind in (TRANSIENT, ONE_OFF))
+
+
 def classify_facts(texts: Sequence[str], learned: bool = False) -> list[FactKind]:
     """The kind of each fact (its text as the log has it); the head runs once for the lot."""
     if not learned:
@@ -85,9 +91,7 @@ def classify_facts(texts: Sequence[str], learned: bool = False) -> list[FactKind
         classes, probs = heads.kind_probabilities([texts[i] for i in todo])
         for i, row in zip(todo, probs):
             best = heads.decide_kind(classes, row)
-            kind = classes[best]
-            why = _WHY.get(kind, "")
-            out[i] = FactKind(kind, f"{why} (learned, p={row[best]:.2f})" if why else "", float(row[best]))
+            out[i] = _learned(classes[best], float(row[best]))
     return [k for k in out if k is not None]
 
 
@@ -112,11 +116,6 @@ def vetoed(row, classes: Sequence[str], veto_p: float = VETO_P) -> int | None:
 
 def _same_words(text: str) -> str:
     return " ".join(signals.body(text).casefold().split()).rstrip(".。!！")
-
-
-def _learned(kind: str, p: float) -> FactKind:
-    why = _WHY.get(kind, "")
-    return FactKind(kind, f"{why} (learned, p={p:.2f})" if why else "", p)
 
 
 def needs_head(text: str, rule: FactKind) -> bool:

@@ -21,7 +21,7 @@ from core.config import Settings
 from core.dream.pipeline import condense, judge, prompts, relevance
 from core.dream.pipeline.budget import addable, limit_new_facts, not_proposed
 from core.dream.judgment import model_check, pools
-from core.dream.judgment.kinds import classify_facts, classify_facts_both
+from core.dream.judgment.kinds import DURABLE, FactKind, classify_facts, classify_facts_both
 from core.dream.pipeline.material import Fact, Material, gather
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
 from core.dream.judgment.similarity import Similarity
@@ -178,6 +178,7 @@ def gather_stage(ctx: DreamContext) -> Progress:
     texts = [f.text for f in facts]
     kinds = (classify_facts_both(texts, kept=[e.text for e in ctx.memory.live()]) if _judgment(ctx) == "both"
              else classify_facts(texts, _learned(ctx)))      # the head runs once for all of them
+    kinds = _spare_updates(ctx, facts, kinds)
     for number, (fact, kind) in enumerate(zip(facts, kinds), start=1):
         ctx.kind_scores[fact.text] = kind.score
         if kind.promoted:
@@ -190,6 +191,23 @@ def gather_stage(ctx: DreamContext) -> Progress:
                                        f"(to-dos, status, one-off events, secrets)")
     if not facts:
         yield 0, 0, "nothing new"
+
+
+def _spare_updates(ctx: DreamContext, facts: list[Fact], kinds: list[FactKind]) -> list[FactKind]:
+    """A fact that only the learned head held back (as status or a single event), and that the word
+    rules find updates a bullet of MEMORY.md, is promoted after all: the bullet it replaces shows the
+    slot is a lasting one. The head reads "raised her rate to €520 from 1 October" as an event, and a
+    missed update leaves a wrong value in the memory."""
+    held = [i for i, kind in enumerate(kinds) if kind.by_head]
+    if not held:
+        return kinds
+    rarity = Rarity([e.text for e in ctx.memory.live()] + [facts[i].text for i in held])
+    out = list(kinds)
+    for i in held:
+        relation, _pool = judge.judge(facts[i], ctx.memory, ctx.similarity.score, rarity)
+        if relation.kind == UPDATE:
+            out[i] = FactKind(DURABLE, "updates a MEMORY.md bullet", kinds[i].score)
+    return out
 
 
 def _already_consolidated(ctx: DreamContext, fact: Fact) -> Entry | None:
