@@ -73,9 +73,14 @@ def leave_one_domain_out(model: str | None, folder: Path = dataset.CORPUS) -> di
             "relations": list(rel_pred[real]), "domains": domains,
             "unrelated_rejected": float(gate_rejected[~data.pair_real].mean()) if (~data.pair_real).any() else 0.0,
             "decisions": judgment_pools.evaluate(cases),
-            "promotion": judgment_kinds.table([l.kind for l, r in zip(data.lines, data.line_real) if r],
-                                              [l.text for l, r in zip(data.lines, data.line_real) if r],
-                                              kind_probs[data.line_real], dataset.KINDS)}
+            "promotion": judgment_kinds.table(*_kind_rows(data, kind_probs)),
+            "promotion_veto": judgment_kinds.veto_table(*_kind_rows(data, kind_probs))}
+
+
+def _kind_rows(data, kind_probs) -> tuple[list, list, np.ndarray, tuple]:
+    """The corpus' own lines (truth, text) with their held-out kind probabilities."""
+    real = [l for l, r in zip(data.lines, data.line_real) if r]
+    return [l.kind for l in real], [l.text for l in real], kind_probs[data.line_real], dataset.KINDS
 
 
 def figures(result: dict) -> dict:
@@ -151,7 +156,7 @@ def cmd_bench_judgment(args) -> int:
     fig = figures(result)
     print(report(fig))
     print(judgment_pools.report(result["decisions"]))
-    print(judgment_kinds.report(result["promotion"]))
+    print(judgment_kinds.report(result["promotion"], result["promotion_veto"]))
     if args.longmemeval:
         from core.bench._knowledge_updates import update_recall
 
@@ -159,7 +164,8 @@ def cmd_bench_judgment(args) -> int:
         print(f"longmemeval knowledge-update pairs={total} update_recall={replaced / max(total, 1):.3f}"
               + (f" missed={','.join(missed)}" if missed else ""))
     if args.json:
-        args.json.write_text(json.dumps(fig | {"decisions": result["decisions"], "promotion": result["promotion"]}, indent=1, ensure_ascii=False),
+        args.json.write_text(json.dumps(fig | {"decisions": result["decisions"], "promotion": result["promotion"],
+                                                "promotion_veto": result["promotion_veto"]}, indent=1, ensure_ascii=False),
                              encoding="utf-8")
     print(judgment_pools.summary_line(result["decisions"]))
     print(summary_line(fig))
