@@ -325,3 +325,25 @@ def test_the_promotion_table_counts_what_each_judgment_promotes():
     rules = fig["rules"]
     assert rules["transient_leak"] == 0.0 and rules["one_off_leak"] == 0.0 and rules["durable_recall"] == 1.0
     assert "| rules | 1.000 |" in judgment_kinds.report(fig)
+
+
+def test_the_veto_rule_is_read_off_the_lines_where_the_veto_decides():
+    import numpy as np
+    from core.bench import judgment_kinds
+
+    # Written for this test: two settings the head is unsure of, an English status line, a Chinese
+    # status line (the head's alone, whatever the veto) and a French to-do (its marker decides).
+    texts = ["The sauna heater is set to 80 °C", "Choir meets on Thursdays at 19:30", "Printer toner swapped, all good",
+             "冰柜这两天有点响，在观察", "À faire : rendre la perceuse à Paul"]
+    truth = ["durable", "durable", "transient", "transient", "transient"]
+    classes = ("durable", "transient", "one-off", "secret")
+    probs = np.asarray([[0.45, 0.55, 0, 0], [0.2, 0.4, 0.4, 0], [0.08, 0.9, 0.02, 0], [0.3, 0.7, 0, 0],
+                        [0.9, 0.1, 0, 0]])
+    read = judgment_kinds.veto_table(truth, texts, probs, classes)
+    assert read["rules"]["durable_recall"] == 1.0 and read["rules"]["transient_leak"] == 1.0   # 3 lines only
+    # p(not durable) of the two settings is 0.55 and 0.8: only a veto above 0.8 keeps both
+    at = {name.split(">=")[1].split()[0]: v for name, v in read.items() if name.startswith("both")}
+    assert at["0.85"]["durable_recall"] == 1.0 and at["0.8"]["durable_recall"] == 0.5
+    assert judgment_kinds.chosen_veto(read) == 0.85
+    assert at["0.85"]["transient_leak"] == 0.0       # the status line, p 0.92
+    assert "veto rule" in judgment_kinds.report(judgment_kinds.table(truth, texts, probs, classes), read)
