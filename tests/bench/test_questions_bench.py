@@ -63,3 +63,30 @@ def test_a_malformed_question_file_is_one_clear_error(tmp_path):
     done = subprocess.run([sys.executable, "-m", "core", "bench", "questions", str(data)], capture_output=True,
                           text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 2 and "q.jsonl:1: needs workspace, question and a list of answer substrings" in done.stderr
+
+
+def test_why_explains_each_miss_by_rank_and_the_answering_lines_shape(tmp_path):
+    _workspaces(tmp_path)
+    write(tmp_path, "ws/kiln-en/TOOLS.md", "# TOOLS\n\n| cone | degrees |\n|---|---|\n| 6 | 1222 C |\n| 10 | 1305 C |\n")
+    questions = [QUESTIONS[0], QUESTIONS[2],
+                 {"workspace": "kiln-en", "lang": "en", "question": "How hot does the glaze firing get?",
+                  "answers": ["1222 C"], "split": "tune"}]
+    data = tmp_path / "questions.jsonl"
+    data.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions), encoding="utf-8")
+    lines = bench(str(data), "--mode", "keyword", "--cache", str(tmp_path / "c"), "--why")
+    missed = [line for line in lines if line.startswith("miss ")]
+    assert len(missed) == 2                                   # the relay question is answered first: not explained
+    table = next(line for line in missed if "glaze" in line)
+    assert "rank=>50 " in table and "shape=table at TOOLS.md:5 (memory)" in table
+    assert "shape=absent at -" in next(line for line in missed if "chess" in line)
+    assert "misses heading=0 table=1 long=0 line=0 absent=1" in lines
+    assert lines[-1].startswith("questions n=3 hit@5=0.333 ")  # the summary stays the last line
+
+
+def test_line_shapes_name_the_class_of_a_missed_answer():
+    from core.bench.question_misses import line_shape
+
+    assert line_shape("## 2026-03-26 the backup server went down") == "heading"
+    assert line_shape("| 6 | 1222 C |") == "table"
+    assert line_shape("- " + "word " * 100) == "long"
+    assert line_shape("- the kiln relay was replaced") == "line"
