@@ -74,3 +74,14 @@ def test_a_hook_named_log_is_found_by_the_topic_in_its_name(ws):
         with index:
             index.sync()
             assert index.search("mail failing", k=3, mode="keyword").hits[0].path == first, topic
+
+
+def test_a_heading_that_names_the_topic_goes_below_the_line_that_answers(ws):
+    # The heading holds the query's words in few others, so BM25 puts it first; the line under it
+    # is what answers. heading_weight halves a heading's score (priors.weigh_headings).
+    notes = ("# Notes\n\n## Backup target\n- backup target is now the garage NAS, share vault, every night at 2\n"
+             + "".join(f"- garden note {n}: watered the tomatoes\n" for n in range(30)))
+    files = {"memory/notes.md": notes, "memory/2026-03-10.md": OTHER}
+    for weight, first in ((1.0, 3), (Tuning().heading_weight, 4)):
+        with _index(ws, files, heading_weight=weight) as index:
+            assert index.search("what is the backup target", k=3, mode="keyword").hits[0].line == first
