@@ -106,14 +106,16 @@ def run(args) -> int:
                 ranked = index.search(str(item["question"]), k=K, mode=args.mode).ranked
                 latencies.append((time.perf_counter() - t) * 1000)
                 first = next((n for n, h in enumerate(ranked, start=1) if answers_in(h.text, item["answers"])), 0)
+                why = None
                 if args.why and not 0 < first <= 5:
-                    whys.append(misses.explain(index, item, args.mode))
-                    print(misses.report_line(item, whys[-1]))
+                    why = misses.explain(index, item, args.mode)
+                    whys.append(why)
+                    print(misses.report_line(item, why))
                 results.append({"workspace": name, "lang": str(item.get("lang", "")),
                                 "split": str(item.get("split", "")), "question": item["question"],
                                 "hit@1": float(first == 1), "hit@5": float(0 < first <= 5),
                                 "rr": 1.0 / first if first else 0.0,
-                                "top": [f"{h.path}:{h.line}" for h in ranked[:5]]})
+                                "top": [f"{h.path}:{h.line}" for h in ranked[:5]], **({"why": why} if why else {})})
         finally:
             index.close()
     if args.why:
