@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from core.dream.judgment import heads, pools, signals, word_relations
+from core.dream.judgment import heads, pair_focus, pools, signals, word_relations
 from core.dream.judgment.heads import FREE_CLASSES, allowed_classes
 from core.dream.judgment.word_relations import Candidate, Relation   # one shape for both judgments
 from core.dream.judgment.wording import Rarity, anchors, content, stem, stems
@@ -85,10 +85,14 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
 
 def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidate]) -> bool:
     """The head would make the fact a duplicate or an update of a numbered sibling ("valve 3" for
-    "valve 4"): its sentence vectors barely see a number, so its "the same thing" is no evidence
-    there, and the rules (which read units, times and how rare the shared words are) decide."""
-    return (choice.index is not None and choice.kind in (DUPLICATE, UPDATE)
-            and signals.numbered_siblings(candidates[choice.index].text, fact))
+    "valve 4") or of the same sentence about another subject ("Dana runs the Tuesday class" for
+    "Marco runs the Thursday class", pair_focus.another_subject): its sentence vectors barely see a
+    number or a name, so its "the same thing" is no evidence there, and the rules (which read
+    units, times and how rare the shared words are) decide."""
+    if choice.index is None or choice.kind not in (DUPLICATE, UPDATE):
+        return False
+    bullet = candidates[choice.index].text
+    return signals.numbered_siblings(bullet, fact) or pair_focus.another_subject(bullet, fact)
 
 
 def _relation(choice: pools.Choice, candidates: Sequence[Candidate], why: str) -> Relation:
