@@ -52,10 +52,23 @@ DREAM_CHANGES = TRUSTED_CHANGES - {(UPDATE, NEW)}
 RELATIONS_IN_BOTH = False
 
 
+# Whether "both" lets the head decide the relation of a line the word rules cannot read (mostly CJK
+# letters, signals.rules_unread: the English rules find no change cue there and answer "new"): the
+# head's answer at OVERRIDE, in any direction, stands for such a line. REVERIE_DREAM_RELATIONS=unread
+# turns it on for a run; docs/benchmarks.md has what it measured.
+UNREAD_BY_HEAD = False
+
+
 def override_on() -> bool:
     """Whether "both" lets the head override the rules' relations in this process."""
     wanted = os.environ.get("REVERIE_DREAM_RELATIONS", "")
     return wanted == "both" if wanted else RELATIONS_IN_BOTH
+
+
+def unread_by_head() -> bool:
+    """Whether "both" lets the head decide the relations of lines the rules cannot read."""
+    wanted = os.environ.get("REVERIE_DREAM_RELATIONS", "")
+    return wanted == "unread" if wanted else UNREAD_BY_HEAD
 
 
 @dataclass(frozen=True)
