@@ -81,6 +81,10 @@ def subject(text: str) -> str:
     return words[0] if words else ""
 
 
+def _cjk_pairs(text: str) -> set[str]:
+    return {text[i:i + 2] for i in range(len(text) - 1) if _CJK.match(text[i]) and _CJK.match(text[i + 1])}
+
+
 def subject_in_its_place(bullet: str, clause: str) -> str:
     """The word that opens `clause` where the bullet's subject opens the bullet: the clause goes on
     as the bullet does (its second content word, or the CJK character after a two-character subject,
@@ -89,8 +93,7 @@ def subject_in_its_place(bullet: str, clause: str) -> str:
     if b and _CJK.match(b[0]):
         if len(b) < 3 or len(c) < 3 or c[2] != b[2] or not all(_CJK.match(x) for x in c[:2]):
             return ""
-        pairs = lambda s: {s[i:i + 2] for i in range(len(s) - 1) if _CJK.match(s[i]) and _CJK.match(s[i + 1])}
-        return c[:2] if len((pairs(b[2:]) & pairs(c[2:])) - {b[2:4]}) >= 1 else ""
+        return c[:2] if (_cjk_pairs(b[2:]) & _cjk_pairs(c[2:])) - {b[2:4]} else ""
     words, theirs = _content_words(b), _content_words(c)
     for k in (1, 2):        # a subject of one word ("Dana") or two ("Grandpa Tom")
         if len(words) > k + 1 and len(theirs) > k + 1 and _same_word(theirs[k], words[k]):
@@ -107,7 +110,10 @@ def subjects_differ(bullet: str, line: str) -> float:
     theirs = subject_in_its_place(bullet, clause)
     if not theirs:
         return 0.0
-    ours = _CJK.match(theirs) and subject(bullet) or " ".join(_content_words(signals.unstamped(bullet))[:len(theirs.split())])
+    if _CJK.match(theirs):
+        ours = subject(bullet)
+    else:       # as many of the bullet's first words as the line's subject has
+        ours = " ".join(_content_words(signals.unstamped(bullet))[:len(theirs.split())])
     if any(_same_word(o, t) for o in ours.split() for t in theirs.split()):
         return 0.0
     if any(_mentions(bullet, t) for t in theirs.split()) or any(_mentions(line, o) for o in ours.split()):
@@ -138,7 +144,7 @@ def focus_signals(bullet: str, line: str) -> np.ndarray:
     parts = clauses(line)
     clause, share = focus(bullet, line)
     whole = _contained(_grams(signals.unstamped(bullet)), _grams(signals.unstamped(line)))
-    a, c, l = signals.values(bullet), signals.values(clause), signals.values(signals.unstamped(line))
+    a, c, whole_line = signals.values(bullet), signals.values(clause), signals.values(signals.unstamped(line))
     same_unit = float(any(u and a["units"].get(u) and c["units"].get(u) and a["units"][u] != c["units"][u]
                           for u in set(a["units"]) & set(c["units"])))
     other = subjects_differ(bullet, line)
@@ -147,7 +153,7 @@ def focus_signals(bullet: str, line: str) -> np.ndarray:
         same_unit, float(bool(a["numbers"]) and bool(c["numbers"]) and a["numbers"] != c["numbers"]),
         float(bool(a["times"]) and bool(c["times"]) and a["times"] != c["times"]),
         float(bool(a["days"]) and bool(c["days"]) and a["days"] != c["days"]),
-        _old_and_new(a, l), _old_and_new(a, c), other,
+        _old_and_new(a, whole_line), _old_and_new(a, c), other,
     ], dtype=np.float32)
 
 
