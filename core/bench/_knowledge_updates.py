@@ -28,8 +28,12 @@ def update_pairs(path: Path) -> list[tuple[str, str, str]]:
     return out
 
 
-def update_recall(path: Path) -> tuple[int, int, list[str]]:
-    """(replaced, pairs, ids missed): how often relate() reads the newer turn as an update of the older."""
+WAYS = {"rules": {}, "head": {"learned": True}, "both": {"both": True}}
+
+
+def update_recall(path: Path, way: str = "rules") -> tuple[int, int, list[str]]:
+    """(replaced, pairs, ids missed): how often relate() reads the newer turn as an update of the older,
+    decided `way`: by the word rules, the learned head, or both (the rules unless the head is sure)."""
     from core.dream.judgment.relations import UPDATE, Candidate, relate
     from core.dream.judgment.similarity import Similarity
     from core.index.embedding import default_embedder
@@ -37,5 +41,5 @@ def update_recall(path: Path) -> tuple[int, int, list[str]]:
     cosine = Similarity(default_embedder().embed_batch).score
     pairs = update_pairs(path)
     missed = [qid for qid, old, new in pairs
-              if relate(new, [Candidate("old", old, cosine(new, old))]).kind != UPDATE]
+              if relate(new, [Candidate("old", old, cosine(new, old))], **WAYS[way]).kind != UPDATE]
     return len(pairs) - len(missed), len(pairs), missed

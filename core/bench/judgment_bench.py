@@ -158,11 +158,12 @@ def cmd_bench_judgment(args) -> int:
     print(judgment_pools.report(result["decisions"]))
     print(judgment_kinds.report(result["promotion"], result["promotion_veto"]))
     if args.longmemeval:
-        from core.bench._knowledge_updates import update_recall
+        from core.bench._knowledge_updates import WAYS, update_recall
 
-        replaced, total, missed = update_recall(args.longmemeval)
-        print(f"longmemeval knowledge-update pairs={total} update_recall={replaced / max(total, 1):.3f}"
-              + (f" missed={','.join(missed)}" if missed else ""))
+        for way in WAYS:
+            replaced, total, missed = update_recall(args.longmemeval, way)
+            print(f"longmemeval knowledge-update decided_by={way} pairs={total} "
+                  f"update_recall={replaced / max(total, 1):.3f}" + (f" missed={','.join(missed)}" if missed else ""))
     if args.json:
         args.json.write_text(json.dumps(fig | {"decisions": result["decisions"], "promotion": result["promotion"],
                                                 "promotion_veto": result["promotion_veto"]}, indent=1, ensure_ascii=False),

@@ -13,7 +13,8 @@ question is the query (k=10); what is scored is the list an agent is given: the 
 nearby lines shown as their context. Scored per question: hit@1, hit@5 (an answer among the
 first 1 / 5 lines), reciprocal rank of the first answering line within 10, and the search latency.
 Reported per workspace, per language and per split (tune on "tune", check on "check": a knob
-chosen on one split is judged on the other). Last line:
+chosen on one split is judged on the other). `--why`: each miss explained (question_misses.py).
+Last line:
 `questions n=N hit@5=R hit@1=R mrr=R p95_ms=R`
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ import time
 from pathlib import Path
 
 from core.bench import _evalkit as kit
+from core.bench import question_misses as misses
 from core.errors import CoreError
 
 K = 10
@@ -37,6 +39,9 @@ def register(sub) -> None:
     parser.add_argument("--split", default="", help="only questions of this split (tune or check)")
     parser.add_argument("--workspace", action="append", default=[], metavar="NAME",
                         help="only questions over this workspace (repeat for several)")
+    parser.add_argument("--why", action="store_true",
+                        help="for each question missed in the top 5: its answer's rank deeper down, in keyword "
+                             "and meaning search alone, and the shape of the answering line (question_misses.py)")
     kit.add_common_args(parser)
     parser.set_defaults(func=run)
 
@@ -83,6 +88,7 @@ def run(args) -> int:
     cache = kit.cache_root(args.cache) / "questions"
     started = time.perf_counter()
     results, latencies, embed_s = [], [], 0.0
+    whys: list[dict] = []
     for name in dict.fromkeys(i["workspace"] for i in items):
         folder = (root / name).resolve()
         if not folder.is_dir():
@@ -100,13 +106,20 @@ def run(args) -> int:
                 ranked = index.search(str(item["question"]), k=K, mode=args.mode).ranked
                 latencies.append((time.perf_counter() - t) * 1000)
                 first = next((n for n, h in enumerate(ranked, start=1) if answers_in(h.text, item["answers"])), 0)
+                why = None
+                if args.why and not 0 < first <= 5:
+                    why = misses.explain(index, item, args.mode)
+                    whys.append(why)
+                    print(misses.report_line(item, why))
                 results.append({"workspace": name, "lang": str(item.get("lang", "")),
                                 "split": str(item.get("split", "")), "question": item["question"],
                                 "hit@1": float(first == 1), "hit@5": float(0 < first <= 5),
                                 "rr": 1.0 / first if first else 0.0,
-                                "top": [f"{h.path}:{h.line}" for h in ranked[:5]]})
+                                "top": [f"{h.path}:{h.line}" for h in ranked[:5]], **({"why": why} if why else {})})
         finally:
             index.close()
+    if args.why:
+        print(misses.summary_line(whys))
     report(results, latencies, args, time.perf_counter() - started, embed_s)
     return 0
 

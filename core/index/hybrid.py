@@ -194,6 +194,7 @@ class Tuning:
     nearby_last: bool = True            # hybrid: lines found only through their neighbours after all others
     label_boost: float = 0.75           # score share a line gains when the query names its label (who said it)
     curated_boost: float = 0.25         # score share a curated line (MEMORY.md, notes) gains over the logs (priors.py)
+    heading_weight: float = 0.5         # score factor of a heading line: it names a topic, it rarely answers (priors.py)
 
 
 def fuse(fts: list[tuple[int, float]], vec: list[tuple[int, float]], tuning: Tuning) -> list[tuple[int, float, tuple[str, ...]]]:

@@ -47,7 +47,7 @@ from core.index.db import Database
 from core.index.filters import SearchFilter, kind_of
 from core.index.hybrid import Tuning, collapse, fuse, recency_factor, section_rerank
 from core.index.labels import lift_named_speakers
-from core.index.priors import lift_curated
+from core.index.priors import apply_priors
 from core.index.lines import IndexOptions
 from core.index.matching import is_heading, label, tier
 from core.index.results import (ALIASES, MODES, IndexStatus, SearchHit, SearchModeError, SearchResults,  # noqa: F401
@@ -239,7 +239,7 @@ class SearchIndex:
             ranked = semantic
         ranked = lift_named_speakers(conn, ranked, parsed, held, {i for i, _ in semantic},
                                      self.tuning.label_boost)
-        ranked = lift_curated(conn, ranked, self.tuning.curated_boost)
+        ranked = apply_priors(conn, ranked, self.tuning.curated_boost, self.tuning.heading_weight)
         if sections:
             ranked = section_rerank(ranked, section_of(self.db.conn(), [i for i, _ in ranked]), self.tuning.section_boost,
                                     self.tuning.section_decay, self.tuning.section_free)

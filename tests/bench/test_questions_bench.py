@@ -1,5 +1,6 @@
 """`reverie bench questions` on a small synthetic question file and two workspaces of the OpenClaw shape
-(one English, one Chinese), in keyword mode (no model): the scores follow from where the answers are."""
+(one English, one Chinese), in keyword mode (no model): the scores follow from where the answers are.
+`--why` too, and its ranks in hybrid mode with the real MiniLM (slow)."""
 from __future__ import annotations
 
 import json
@@ -7,6 +8,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.support.files import write
 
@@ -63,3 +66,53 @@ def test_a_malformed_question_file_is_one_clear_error(tmp_path):
     done = subprocess.run([sys.executable, "-m", "core", "bench", "questions", str(data)], capture_output=True,
                           text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 2 and "q.jsonl:1: needs workspace, question and a list of answer substrings" in done.stderr
+
+
+def test_why_explains_each_miss_by_rank_and_the_answering_lines_shape(tmp_path):
+    _workspaces(tmp_path)
+    write(tmp_path, "ws/kiln-en/TOOLS.md", "# TOOLS\n\n| cone | degrees |\n|---|---|\n| 6 | 1222 C |\n| 10 | 1305 C |\n")
+    questions = [QUESTIONS[0], QUESTIONS[2],
+                 {"workspace": "kiln-en", "lang": "en", "question": "How hot does the glaze firing get?",
+                  "answers": ["1222 C"], "split": "tune"}]
+    data = tmp_path / "questions.jsonl"
+    data.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions), encoding="utf-8")
+    out = tmp_path / "out.json"
+    lines = bench(str(data), "--mode", "keyword", "--cache", str(tmp_path / "c"), "--why", "--out", str(out))
+    missed = [line for line in lines if line.startswith("miss ")]
+    assert len(missed) == 2                                   # the relay question is answered first: not explained
+    table = next(line for line in missed if "glaze" in line)
+    assert "rank=>50 " in table and "shape=table at TOOLS.md:5 (memory)" in table
+    assert "shape=absent at -" in next(line for line in missed if "chess" in line)
+    assert "misses heading=0 table=1 long=0 line=0 absent=1" in lines
+    assert lines[-1].startswith("questions n=3 hit@5=0.333 ")  # the summary stays the last line
+    saved = {q["question"]: q.get("why") for q in json.loads(out.read_text(encoding="utf-8"))["questions"]}
+    assert saved[QUESTIONS[0]["question"]] is None
+    assert saved["How hot does the glaze firing get?"] == {"rank": 0, "shape": "table", "where": "TOOLS.md:5 (memory)"}
+
+
+def test_line_shapes_name_the_class_of_a_missed_answer():
+    from core.bench.question_misses import line_shape
+
+    assert line_shape("## 2026-03-26 the backup server went down") == "heading"
+    assert line_shape("| 6 | 1222 C |") == "table"
+    assert line_shape("- " + "word " * 100) == "long"
+    assert line_shape("- the kiln relay was replaced") == "line"
+
+
+@pytest.mark.slow
+def test_why_in_hybrid_mode_gives_the_keyword_and_meaning_ranks_too(tmp_path):
+    from core.bench.question_misses import explain
+    from core.config import SearchSettings
+    from core.index import SearchIndex
+    from core.index.embedding import default_embedder
+
+    _workspaces(tmp_path)
+    ws = tmp_path / "ws" / "kiln-en"
+    embedder = default_embedder()
+    embedder.load()
+    with SearchIndex(ws, tmp_path / "index.db", SearchSettings(), embedder=embedder, background=False) as index:
+        index.sync()
+        # no word of the question is in a line: keyword search has nothing, meaning finds the kiln line
+        why = explain(index, {"question": "furnace would not warm up", "answers": ["kiln stopped heating"]}, "hybrid")
+    assert why["keyword"] == 0 and why["rank"] >= 1 and why["meaning"] >= 1
+    assert (why["shape"], why["where"]) == ("line", "memory/2026-02-04-kiln-repair.md:3 (daily)")

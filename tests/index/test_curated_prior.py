@@ -8,7 +8,7 @@ from core.config import SearchSettings
 from core.index import SearchIndex
 from core.index.hybrid import Tuning
 from core.index.lines import IndexOptions
-from core.index.priors import lift_curated
+from core.index.priors import apply_priors
 
 MEMORY = """# Memory
 
@@ -47,13 +47,13 @@ def test_the_curated_line_outranks_the_talk_around_it(ws):
         assert _paths(index, QUERY)[0] == "MEMORY.md"
 
 
-def test_lift_curated_leaves_logs_alone_and_keeps_order_without_boost(ws):
+def test_the_curated_prior_leaves_logs_alone_and_keeps_order_without_boost(ws):
     with _index(ws, {"MEMORY.md": MEMORY, "memory/2026-03-09.md": LOG}) as index:
         conn = index.db.conn()
         rows = dict(conn.execute("SELECT id, path FROM lines").fetchall())
         ranked = [(i, 1.0 / n) for n, i in enumerate(sorted(rows), start=1)]
-        assert lift_curated(conn, ranked, 0.0) == ranked
-        lifted = dict(lift_curated(conn, ranked, 0.5))
+        assert apply_priors(conn, ranked, 0.0) == ranked
+        lifted = dict(apply_priors(conn, ranked, 0.5))
         for i, score in ranked:
             assert lifted[i] == (score * 1.5 if rows[i] == "MEMORY.md" else score)
 
@@ -74,3 +74,14 @@ def test_a_hook_named_log_is_found_by_the_topic_in_its_name(ws):
         with index:
             index.sync()
             assert index.search("mail failing", k=3, mode="keyword").hits[0].path == first, topic
+
+
+def test_a_heading_that_names_the_topic_goes_below_the_line_that_answers(ws):
+    # The heading holds the query's words in few others, so BM25 puts it first; the line under it
+    # is what answers. heading_weight halves a heading's score (priors.apply_priors).
+    notes = ("# Notes\n\n## Backup target\n- backup target is now the garage NAS, share vault, every night at 2\n"
+             + "".join(f"- garden note {n}: watered the tomatoes\n" for n in range(30)))
+    files = {"memory/notes.md": notes, "memory/2026-03-10.md": OTHER}
+    for weight, first in ((1.0, 3), (Tuning().heading_weight, 4)):
+        with _index(ws, files, heading_weight=weight) as index:
+            assert index.search("what is the backup target", k=3, mode="keyword").hits[0].line == first

@@ -5,7 +5,8 @@ A line's features: its sentence vector, its hashed character n-grams, its shape 
 word rules' evidence (word_kinds.rule_signals: leave one domain out, the head with them keeps more
 durable lines and lets fewer transient ones through; docs/benchmarks.md).
 A pair's features: [u, v, |u−v|, u·v] of the two sentence vectors, their cosine, the
-language-independent pair signals, and the hashed n-grams the line has and the bullet lacks
+language-independent pair signals, those of the clause of the line that shares the bullet's subject
+and whether the two name different subjects (pair_focus.py), and the hashed n-grams the line has and the bullet lacks
 (what is new in the line: a change word, a new value) and the other way round.
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from core.dream.judgment import signals, word_kinds
+from core.dream.judgment import pair_focus, signals, word_kinds
 
 PAIR_SLOTS = 1024
 Embed = Callable[[list[str]], np.ndarray]
@@ -87,10 +88,12 @@ def pair_features(bullets: Sequence[str], lines: Sequence[str], vb: np.ndarray |
                   vl: np.ndarray | None, pinned: Sequence[bool] | None = None) -> np.ndarray:
     rows = []
     for i, (bullet, line) in enumerate(zip(bullets, lines)):
-        gb, gl = signals.ngrams(signals.body(bullet)), signals.ngrams(signals.body(line))
+        # A log line's own clock stamp is no value of its fact (the dream's extraction drops it too).
+        bullet, line = signals.unstamped(bullet), signals.unstamped(line)
+        gb, gl = signals.ngrams(bullet), signals.ngrams(line)
         pin = np.asarray([float(bool(pinned[i])) if pinned is not None else 0.0], dtype=np.float32)
-        parts = [pin, signals.pair_signals(bullet, line), signals.hashed(gl - gb, PAIR_SLOTS),
-                 signals.hashed(gb - gl, PAIR_SLOTS)]
+        parts = [pin, signals.pair_signals(bullet, line), pair_focus.focus_signals(bullet, line),
+                 signals.hashed(gl - gb, PAIR_SLOTS), signals.hashed(gb - gl, PAIR_SLOTS)]
         if vb is not None and vl is not None:
             u, v = vb[i], vl[i]
             parts = [u, v, np.abs(u - v), u * v, np.asarray([float(u @ v)], dtype=np.float32)] + parts

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from core.dream.judgment import heads, pools, signals, word_relations
+from core.dream.judgment import heads, pair_focus, pools, signals, word_relations
 from core.dream.judgment.heads import FREE_CLASSES, allowed_classes
 from core.dream.judgment.word_relations import Candidate, Relation   # one shape for both judgments
 from core.dream.judgment.wording import Rarity, anchors, content, stem, stems
@@ -65,18 +65,21 @@ def _views(fact: str, candidates: Sequence[Candidate]) -> list[pools.Judged]:
 
 
 def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = None, learned: bool = False,
-           both: bool = False) -> Relation:
+           both: bool = False, unread: bool = False) -> Relation:
     """The relation of `fact` to the best of `candidates` (ranked by cosine, best first). The head
     needs no `rarity` (counts of the page); the word rules do. `both`: the word rules decide unless
-    the head is at least pools.OVERRIDE sure of another answer (core/dream/judgment/pools.py)."""
+    the head is at least pools.OVERRIDE sure of another answer (core/dream/judgment/pools.py), in
+    the directions the corpus trusts. `unread`: for a line the rules cannot read
+    (signals.rules_unread), the head's answer at pools.OVERRIDE stands in any direction."""
     if not learned:
         old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
         rule = Relation(old.kind, old.target, old.reason, old.cosine)
-        if not both or not candidates:
+        head_reads = unread and signals.rules_unread(fact)
+        if not (both or head_reads) or not candidates:
             return rule
         index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
         choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates),
-                                         directions=pools.DREAM_CHANGES)
+                                         directions=None if head_reads else pools.DREAM_CHANGES)
         if not overrode or _sibling_pick(fact, choice, candidates):
             return rule
         return _relation(choice, candidates, "the head overrode the rules, ")
@@ -85,10 +88,14 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
 
 def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidate]) -> bool:
     """The head would make the fact a duplicate or an update of a numbered sibling ("valve 3" for
-    "valve 4"): its sentence vectors barely see a number, so its "the same thing" is no evidence
-    there, and the rules (which read units, times and how rare the shared words are) decide."""
-    return (choice.index is not None and choice.kind in (DUPLICATE, UPDATE)
-            and signals.numbered_siblings(candidates[choice.index].text, fact))
+    "valve 4") or of the same sentence about another subject ("Dana runs the Tuesday class" for
+    "Marco runs the Thursday class", pair_focus.another_subject): its sentence vectors barely see a
+    number or a name, so its "the same thing" is no evidence there, and the rules (which read
+    units, times and how rare the shared words are) decide."""
+    if choice.index is None or choice.kind not in (DUPLICATE, UPDATE):
+        return False
+    bullet = candidates[choice.index].text
+    return signals.numbered_siblings(bullet, fact) or pair_focus.another_subject(bullet, fact)
 
 
 def _relation(choice: pools.Choice, candidates: Sequence[Candidate], why: str) -> Relation:

@@ -195,3 +195,15 @@ def numbered_siblings(a: str, b: str) -> bool:
             return True
     la, lb = _labels(a), _labels(b)
     return any(la[label].isdisjoint(lb[label]) for label in set(la) & set(lb))
+
+
+# ----- a log line's own time stamp ----------------------------------------------------------------
+# "- 14:32 Went through the palette …": the dream's extraction drops such a stamp before it judges a
+# fact (pipeline/extraction.py); a corpus line keeps it, and as a "time" it would read as a new value
+# of a bullet that states a time. Only a stamp followed by a word is dropped ("9:30" alone stays).
+_STAMP = re.compile(r"^\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp][Mm])?\s*[-–—|]?\s+(?=\w)")
+
+
+def unstamped(text: str) -> str:
+    """body(text) without a leading bare clock time."""
+    return _STAMP.sub("", body(text), count=1)

@@ -59,11 +59,12 @@ def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate
     return [(c, e) for c, e, _ in top + extra]
 
 
-def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity,
-          learned: bool = False, both: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
-    """`both`: the word rules decide unless the learned head is sure of another answer."""
+def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity, learned: bool = False, both: bool = False,
+          unread: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
+    """`both`: the word rules decide unless the learned head is sure of another answer; `unread`: the
+    head decides for a line the rules cannot read (relations.relate)."""
     pool = candidates(fact, memory, score)
-    relation = relations.relate(fact.text, [c for c, _ in pool], rarity, learned, both)
+    relation = relations.relate(fact.text, [c for c, _ in pool], rarity, learned, both, unread)
     return _spare_persons_line(fact, relation, pool), pool
 
 
