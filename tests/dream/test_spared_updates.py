@@ -37,6 +37,27 @@ def test_an_update_the_head_reads_as_an_event_still_replaces_its_bullet(workspac
     assert not any(event in (c.after or "") for c in proposal.changes), proposal.changes
 
 
+# (MEMORY.md bullet, an event whose "dropped off" reads to the word rules as "no longer so" of a bullet word)
+NO_VALUE = [
+    ("Night porter is Emil, ext 2210 for the loading bay",
+     "A courier dropped off a tray of pastries for the night porter and the loading bay team."),
+    ("The Tuesday choir meets in the church hall",
+     "A neighbour dropped off a tray of biscuits for the Tuesday choir in the church hall."),
+]
+
+
+@pytest.mark.parametrize("bullet,event", NO_VALUE)
+def test_an_event_that_brings_no_new_value_is_not_spared(workspace, bullet, event):
+    # the head holds the event back; a change cue alone, with no new value of what the bullet states,
+    # must neither promote it nor let it replace the bullet (signals.value_changed)
+    assert kinds.classify_facts_both([event])[0].by_head
+    workspace.paths.memory_md.write_bytes(f"# Memory\n\n## Notes\n- {bullet}\n- Tea, never coffee\n".encode("utf-8"))
+    write_log(workspace, "2026-12-04", [event])
+    proposal = run_dream(workspace, None, now=NOW, apply=False).proposal
+    changes = proposal.changes if proposal is not None else []       # None: the dream changes nothing
+    assert not any(event in (c.after or "") for c in changes), changes
+
+
 def test_only_what_the_head_held_back_can_be_spared():
     # a marker, the scanner and the rules are never overruled; neither is the head's "secret"
     assert not kinds.classify_facts_both(["À faire : payer la salle, 30 € de l'heure"])[0].by_head

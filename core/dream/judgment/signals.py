@@ -197,6 +197,17 @@ def numbered_siblings(a: str, b: str) -> bool:
     return any(la[label].isdisjoint(lb[label]) for label in set(la) & set(lb))
 
 
+def value_changed(bullet: str, line: str) -> bool:
+    """The line gives another value of a kind the bullet states: numbers of one unit, times, days or
+    dates ("£24 an hour" -> "£30 an hour", "299 元" -> "399 元", "Mondays" -> "Wednesdays"). Language
+    independent evidence that the line is a new value of the bullet's slot, not a remark that merely
+    shares a word with it."""
+    a, b = values(bullet), values(line)
+    if any(a[kind] and b[kind] - a[kind] for kind in ("times", "days", "dates")):
+        return True
+    return any(numbers and b["units"].get(unit, set()) - numbers for unit, numbers in a["units"].items())
+
+
 # ----- a log line's own time stamp ----------------------------------------------------------------
 # "- 14:32 Went through the palette …": the dream's extraction drops such a stamp before it judges a
 # fact (pipeline/extraction.py); a corpus line keeps it, and as a "time" it would read as a new value

@@ -20,7 +20,7 @@ from core.cancel import CancelToken
 from core.config import Settings
 from core.dream.pipeline import condense, judge, prompts, relevance
 from core.dream.pipeline.budget import addable, limit_new_facts, not_proposed
-from core.dream.judgment import model_check, pools
+from core.dream.judgment import model_check, pools, signals
 from core.dream.judgment.kinds import DURABLE, FactKind, classify_facts, classify_facts_both
 from core.dream.pipeline.material import Fact, Material, gather
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Rarity, Relation, contradicts
@@ -195,17 +195,20 @@ def gather_stage(ctx: DreamContext) -> Progress:
 
 def _spare_updates(ctx: DreamContext, facts: list[Fact], kinds: list[FactKind]) -> list[FactKind]:
     """A fact that only the learned head held back (as status or a single event), and that the word
-    rules find updates a bullet of MEMORY.md, is promoted after all: the bullet it replaces shows the
-    slot is a lasting one. The head reads "raised her rate to €520 from 1 October" as an event, and a
-    missed update leaves a wrong value in the memory."""
+    rules find gives a new value of a MEMORY.md bullet, is promoted after all: the bullet it replaces
+    shows the slot is a lasting one. The head reads "raised her rate to €520 from 1 October" as an
+    event, and a missed update leaves a wrong value in the memory. The new value must be one the
+    bullet states (signals.value_changed): a "no longer so" cue alone is no evidence here, since
+    "dropped off a card for the night team" would then replace a bullet about the night shift."""
     held = [i for i, kind in enumerate(kinds) if kind.by_head]
     if not held:
         return kinds
     rarity = Rarity([e.text for e in ctx.memory.live()] + [facts[i].text for i in held])
     out = list(kinds)
     for i in held:
-        relation, _pool = judge.judge(facts[i], ctx.memory, ctx.similarity.score, rarity)
-        if relation.kind == UPDATE:
+        relation, pool = judge.judge(facts[i], ctx.memory, ctx.similarity.score, rarity)
+        target = next((c.text for c, _entry in pool if c.key == relation.target), "")
+        if relation.kind == UPDATE and signals.value_changed(target, facts[i].text):
             out[i] = FactKind(DURABLE, "updates a MEMORY.md bullet", kinds[i].score)
     return out
 
