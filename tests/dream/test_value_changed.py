@@ -9,7 +9,7 @@ from core.dream.judgment import signals
 
 
 @pytest.mark.parametrize("bullet,line,changed", [
-    ("Choir practice is on Mondays at 19:30", "Choir practice moved to Thursdays", True),
+    ("Choir practice is on Tuesdays at 19:30", "Choir practice moved to Thursdays", True),
     ("Choir practice is on Tuesdays at 19:30", "Choir practice starts at 20:00 from next week", True),
     ("周卡 120 元", "周卡涨到 150 元", True),
     ("Le loyer est de 800 €", "Le loyer passe à 850 € en mars", True),

@@ -23,7 +23,7 @@ _DATE = re.compile(r"\b\d{1,4}[/-]\d{1,2}(?:[/-]\d{1,4})?\b|\d{1,2}\s*月\s*\d{1
                    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
                    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}\b", re.IGNORECASE)
 # Weekdays: these are the calendar's own names (closed sets), not phrases.
-_DAY = re.compile(r"\b(?:mon|tue|wed|thu|fri|sat|sun)(?:day|s|nesday|rsday|urday)?s?\b|"
+_DAY = re.compile(r"\b(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|s|nesday|rsday|urday)?s?\b|"
                   r"\b(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|"
                   r"vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo|lunedì|martedì|"
                   r"mercoledì|giovedì|venerdì|sabato|segunda|terça|quarta|quinta|sexta)\b|"
