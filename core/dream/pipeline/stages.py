@@ -199,7 +199,7 @@ def _spare_updates(ctx: DreamContext, facts: list[Fact], kinds: list[FactKind]) 
     shows the slot is a lasting one. The head reads "raised her rate to €520 from 1 October" as an
     event, and a missed update leaves a wrong value in the memory. The new value must be one the
     bullet states (signals.value_changed): a "no longer so" cue alone is no evidence here, since
-    "dropped off a card for the night team" would then replace a bullet about the night shift."""
+    "a courier dropped off pastries for the night porter" would then replace a bullet about the porter."""
     held = [i for i, kind in enumerate(kinds) if kind.by_head]
     if not held:
         return kinds
