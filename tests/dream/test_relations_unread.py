@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+import datetime as dt
+
+from tests.support.dreamkit import write_log
+
 from core.dream.judgment import pools, relations
 from core.dream.judgment.relations import Candidate
+from core.dream.pipeline.consolidator import run_dream
 
 OTHER = Candidate("x", "营业时间是早上八点到晚上十点", 0.3)
 
@@ -43,3 +48,45 @@ def test_the_switch(monkeypatch):
     assert not pools.unread_by_head()
     monkeypatch.delenv("REVERIE_DREAM_RELATIONS")
     assert pools.unread_by_head() == pools.UNREAD_BY_HEAD
+
+
+@pytest.mark.parametrize("bullet, fact, kind", [
+    # the default: only a sure "duplicate" of such a line stands (pools.UNREAD_DUPLICATE_P) ...
+    ("店里不收现金，只收微信和支付宝", "店里只收微信和支付宝，不收现金", relations.DUPLICATE),
+    ("外卖只上美团", "外卖还是只在美团上", relations.DUPLICATE),
+    # ... never the head's update, which would rewrite the bullet
+    ("豆浆每杯卖 6 元", "今天收摊早，隔壁说房租要涨，我们商量了一下，豆浆从 6 元一杯调到 7 元，油条不变", relations.NEW),
+    ("老陈负责周一的质检报表", "老陈调去仓库了，周一的质检报表改由小杨负责", relations.NEW),
+    ("老陈负责周一的质检报表", "小杨负责周三的库存报表", relations.NEW),
+])
+def test_by_default_only_the_heads_sure_duplicate_of_a_chinese_line_stands(bullet, fact, kind):
+    candidates = [Candidate("b", bullet, 0.6), OTHER]
+    got = relations.relate(fact, candidates, unread_duplicates=True)
+    assert got.kind == kind, got
+    if kind == relations.DUPLICATE:
+        assert got.target == "b" and got.probability >= pools.UNREAD_DUPLICATE_P
+
+
+def test_an_english_line_is_not_read_by_the_head_for_duplicates_either():
+    fact, candidates = "Cash is not taken, only cards", [Candidate("b", "Only cards, no cash", 0.8)]
+    assert relations.relate(fact, candidates, unread_duplicates=True) == relations.relate(fact, candidates)
+
+
+def test_the_duplicate_switch(monkeypatch):
+    monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
+    assert pools.unread_duplicates_on() == pools.UNREAD_DUPLICATES
+    monkeypatch.setenv("REVERIE_DREAM_RELATIONS", "rules")
+    assert not pools.unread_duplicates_on()
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_a_dream_adds_no_second_line_for_a_chinese_restatement(workspace, monkeypatch, on):
+    monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
+    monkeypatch.setattr(pools, "UNREAD_DUPLICATES", on)
+    workspace.paths.memory_md.write_bytes("# Memory\n\n## 店里\n- 仓库钥匙在老周那里\n- 营业时间是早上八点到晚上十点\n"
+                                          .encode("utf-8"))
+    write_log(workspace, "2026-12-04", ["钥匙还是老周拿着，仓库的"])
+    proposal = run_dream(workspace, None, now=dt.datetime(2026, 12, 5, 22, tzinfo=dt.timezone.utc),
+                         apply=False).proposal
+    added = [c for c in (proposal.changes if proposal is not None else []) if c.kind == "add"]
+    assert (added == []) is on, added

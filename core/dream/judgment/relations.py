@@ -65,21 +65,27 @@ def _views(fact: str, candidates: Sequence[Candidate]) -> list[pools.Judged]:
 
 
 def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = None, learned: bool = False,
-           both: bool = False, unread: bool = False) -> Relation:
+           both: bool = False, unread: bool = False, unread_duplicates: bool = False) -> Relation:
     """The relation of `fact` to the best of `candidates` (ranked by cosine, best first). The head
     needs no `rarity` (counts of the page); the word rules do. `both`: the word rules decide unless
     the head is at least pools.OVERRIDE sure of another answer (core/dream/judgment/pools.py), in
     the directions the corpus trusts. `unread`: for a line the rules cannot read
-    (signals.rules_unread), the head's answer at pools.OVERRIDE stands in any direction."""
+    (signals.rules_unread), the head's answer at pools.OVERRIDE stands in any direction;
+    `unread_duplicates`: for such a line only its "duplicate" stands, at pools.UNREAD_DUPLICATE_P."""
     if not learned:
         old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
         rule = Relation(old.kind, old.target, old.reason, old.cosine)
-        head_reads = unread and signals.rules_unread(fact)
-        if not (both or head_reads) or not candidates:
+        unreadable = (unread or unread_duplicates) and signals.rules_unread(fact)
+        if not (both or unreadable) or not candidates:
             return rule
         index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
-        choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates),
-                                         directions=None if head_reads else pools.DREAM_CHANGES)
+        if unreadable and unread:
+            threshold, directions = pools.OVERRIDE, None
+        elif unreadable:
+            threshold, directions = pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)})
+        else:
+            threshold, directions = pools.OVERRIDE, pools.DREAM_CHANGES
+        choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates), threshold, directions)
         if not overrode or _sibling_pick(fact, choice, candidates):
             return rule
         return _relation(choice, candidates, "the head overrode the rules, ")

@@ -60,11 +60,12 @@ def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate
 
 
 def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity, learned: bool = False, both: bool = False,
-          unread: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
+          unread: bool = False, unread_duplicates: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
     """`both`: the word rules decide unless the learned head is sure of another answer; `unread`: the
-    head decides for a line the rules cannot read (relations.relate)."""
+    head decides for a line the rules cannot read; `unread_duplicates`: only its sure "duplicate" of
+    such a line stands (relations.relate)."""
     pool = candidates(fact, memory, score)
-    relation = relations.relate(fact.text, [c for c, _ in pool], rarity, learned, both, unread)
+    relation = relations.relate(fact.text, [c for c, _ in pool], rarity, learned, both, unread, unread_duplicates)
     return _spare_persons_line(fact, relation, pool), pool
 
 

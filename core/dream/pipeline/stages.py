@@ -239,7 +239,8 @@ def consolidate(ctx: DreamContext) -> Progress:
         for number, item in enumerate(batch, start=1):
             rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned,
                                      both=_judgment(ctx) == "both" and pools.override_on(),
-                                     unread=_judgment(ctx) == "both" and pools.unread_by_head())
+                                     unread=_judgment(ctx) == "both" and pools.unread_by_head(),
+                                     unread_duplicates=_judgment(ctx) == "both" and pools.unread_duplicates_on())
             verdict = judge.Verdict(item.fact, rule)
             answer = answers.get(number)
             if answer is not None:
