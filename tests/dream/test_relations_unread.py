@@ -72,6 +72,13 @@ def test_an_english_line_is_not_read_by_the_head_for_duplicates_either():
     assert relations.relate(fact, candidates, unread_duplicates=True) == relations.relate(fact, candidates)
 
 
+def test_with_the_override_on_a_chinese_line_keeps_the_overrides_directions():
+    bullet, fact = "豆浆每杯卖 6 元", "今天收摊早，隔壁说房租要涨，我们商量了一下，豆浆从 6 元一杯调到 7 元，油条不变"
+    candidates = [Candidate("b", bullet, 0.6), OTHER]
+    assert (relations.relate(fact, candidates, both=True, unread_duplicates=True)
+            == relations.relate(fact, candidates, both=True))
+
+
 def test_the_duplicate_switch(monkeypatch):
     monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
     assert pools.unread_duplicates_on() == pools.UNREAD_DUPLICATES

@@ -81,10 +81,10 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
         index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
         if unreadable and unread:
             threshold, directions = pools.OVERRIDE, None
-        elif unreadable:
-            threshold, directions = pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)})
-        else:
+        elif both:
             threshold, directions = pools.OVERRIDE, pools.DREAM_CHANGES
+        else:                       # unread_duplicates alone
+            threshold, directions = pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)})
         choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates), threshold, directions)
         if not overrode or _sibling_pick(fact, choice, candidates):
             return rule
