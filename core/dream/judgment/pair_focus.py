@@ -129,13 +129,8 @@ def another_subject(bullet: str, line: str) -> bool:
 def _old_and_new(a: dict, b: dict) -> float:
     """The line keeps one of the bullet's values and brings another of the same type (numbers of one
     unit, times, days, dates): "from 45 mA to 8 mA", "从 2450 涨到 2600", "Wednesdays … Fridays instead"."""
-    for kind in ("times", "days", "dates"):
-        if a[kind] & b[kind] and b[kind] - a[kind]:
-            return 1.0
-    for unit, numbers in a["units"].items():
-        theirs = b["units"].get(unit, set())
-        if numbers & theirs and theirs - numbers:
-            return 1.0
+    if any(mine & theirs and theirs - mine for mine, theirs in signals.value_slots(a, b)):
+        return 1.0
     return float(bool(a["numbers"] & b["numbers"]) and bool(b["numbers"] - a["numbers"]))
 
 

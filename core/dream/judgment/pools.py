@@ -67,21 +67,26 @@ UNREAD_DUPLICATE_P = 0.9
 UNREAD_DUPLICATES = True
 
 
+def _asked() -> str:
+    """What REVERIE_DREAM_RELATIONS asks of this process ("" when unset)."""
+    return os.environ.get("REVERIE_DREAM_RELATIONS", "")
+
+
 def override_on() -> bool:
     """Whether "both" lets the head override the rules' relations in this process."""
-    wanted = os.environ.get("REVERIE_DREAM_RELATIONS", "")
+    wanted = _asked()
     return wanted == "both" if wanted else RELATIONS_IN_BOTH
 
 
 def unread_by_head() -> bool:
     """Whether "both" lets the head decide the relations of lines the rules cannot read."""
-    wanted = os.environ.get("REVERIE_DREAM_RELATIONS", "")
+    wanted = _asked()
     return wanted == "unread" if wanted else UNREAD_BY_HEAD
 
 
 def unread_duplicates_on() -> bool:
     """Whether "both" lets the head call a line the rules cannot read a duplicate (not with =rules)."""
-    return UNREAD_DUPLICATES and os.environ.get("REVERIE_DREAM_RELATIONS", "") != "rules"
+    return UNREAD_DUPLICATES and _asked() != "rules"
 
 
 @dataclass(frozen=True)

@@ -197,15 +197,21 @@ def numbered_siblings(a: str, b: str) -> bool:
     return any(la[label].isdisjoint(lb[label]) for label in set(la) & set(lb))
 
 
+def value_slots(a: dict, b: dict):
+    """(a's values, b's values) of each kind of value `a` (values() of one text) may state: its times,
+    days and dates, then its numbers of each unit beside b's numbers of that unit."""
+    for kind in ("times", "days", "dates"):
+        yield a[kind], b[kind]
+    for unit, numbers in a["units"].items():
+        yield numbers, b["units"].get(unit, set())
+
+
 def value_changed(bullet: str, line: str) -> bool:
     """The line gives another value of a kind the bullet states: numbers of one unit, times, days or
     dates ("£24 an hour" -> "£30 an hour", "299 元" -> "399 元", "Mondays" -> "Wednesdays"). Language
     independent evidence that the line is a new value of the bullet's slot, not a remark that merely
     shares a word with it."""
-    a, b = values(bullet), values(line)
-    if any(a[kind] and b[kind] - a[kind] for kind in ("times", "days", "dates")):
-        return True
-    return any(numbers and b["units"].get(unit, set()) - numbers for unit, numbers in a["units"].items())
+    return any(mine and theirs - mine for mine, theirs in value_slots(values(bullet), values(line)))
 
 
 # ----- a log line's own time stamp ----------------------------------------------------------------

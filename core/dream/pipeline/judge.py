@@ -86,13 +86,18 @@ def _why_not_replace(fact: Fact, entry: Entry | None) -> str:
         restate.current_statement(fact.text, entry.text), fact.text)
 
 
+def target_of(relation: Relation, pool: list[tuple[Candidate, Entry]]) -> Entry | None:
+    """The entry of the pool the relation points at (None for a new fact)."""
+    return next((e for c, e in pool if c.key == relation.target), None)
+
+
 def _spare_persons_line(fact: Fact, relation: Relation, pool: list[tuple[Candidate, Entry]]) -> Relation:
     """An update of the person's own line stands only on strong evidence that the fact is a new
     value of that line's slot (_why_not_replace); otherwise the fact is new and is added beside the
     line, which stays byte for byte."""
     if relation.kind != UPDATE:
         return relation
-    target = next((e for c, e in pool if c.key == relation.target), None)
+    target = target_of(relation, pool)
     if target is None:
         return relation
     why_not = _why_not_replace(fact, target)
@@ -138,7 +143,7 @@ def apply_verdict(verdict: Verdict, memory: WorkingMemory, pool: list[tuple[Cand
     fact, relation = verdict.fact, verdict.relation
     origin = ", ".join(fact.sources)
     flags = () if sourced else ("unsourced",)
-    target = next((e for c, e in pool if c.key == relation.target), None)
+    target = target_of(relation, pool)
     who = "the model" if verdict.by_model else "the rules"
     if relation.kind == DUPLICATE and target is not None:
         if target.editable:

@@ -207,8 +207,8 @@ def _spare_updates(ctx: DreamContext, facts: list[Fact], kinds: list[FactKind]) 
     out = list(kinds)
     for i in held:
         relation, pool = judge.judge(facts[i], ctx.memory, ctx.similarity.score, rarity)
-        target = next((c.text for c, _entry in pool if c.key == relation.target), "")
-        if relation.kind == UPDATE and signals.value_changed(target, facts[i].text):
+        target = judge.target_of(relation, pool)
+        if relation.kind == UPDATE and target is not None and signals.value_changed(target.text, facts[i].text):
             out[i] = FactKind(DURABLE, "updates a MEMORY.md bullet", kinds[i].score)
     return out
 
@@ -231,16 +231,16 @@ def consolidate(ctx: DreamContext) -> Progress:
     rarity = Rarity([e.text for e in ctx.memory.live()] + [item.fact.text for item in todo])
     counts = {NEW: 0, DUPLICATE: 0, UPDATE: 0, CONFLICT: 0}
     trust, learned = _model_trust(ctx), _learned(ctx)
+    both = _judgment(ctx) == "both"       # how far the head may override the rules: once per dream
+    switches = {"both": both and pools.override_on(), "unread": both and pools.unread_by_head(),
+                "unread_duplicates": both and pools.unread_duplicates_on()}
     may_add = addable(ctx, [item.fact for item in todo])
     for start in range(0, len(todo), BATCH):
         ctx.checkpoint()
         batch = todo[start:start + BATCH]
         answers = _ask_model(ctx, batch, rarity)
         for number, item in enumerate(batch, start=1):
-            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned,
-                                     both=_judgment(ctx) == "both" and pools.override_on(),
-                                     unread=_judgment(ctx) == "both" and pools.unread_by_head(),
-                                     unread_duplicates=_judgment(ctx) == "both" and pools.unread_duplicates_on())
+            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned, **switches)
             verdict = judge.Verdict(item.fact, rule)
             answer = answers.get(number)
             if answer is not None:
