@@ -67,11 +67,6 @@ def load(path: Path) -> list[dict]:
     return items
 
 
-def answers_in(text: str, answers: list[str]) -> bool:
-    low = text.lower()
-    return any(a.lower() in low for a in answers)
-
-
 def run(args) -> int:
     path = Path(args.file)
     items = load(path)
@@ -105,7 +100,7 @@ def run(args) -> int:
                 t = time.perf_counter()
                 ranked = index.search(str(item["question"]), k=K, mode=args.mode).ranked
                 latencies.append((time.perf_counter() - t) * 1000)
-                first = next((n for n, h in enumerate(ranked, start=1) if answers_in(h.text, item["answers"])), 0)
+                first = misses.first_rank(ranked, item["answers"])
                 why = None
                 if args.why and not 0 < first <= 5:
                     why = misses.explain(index, item, args.mode)
