@@ -68,13 +68,13 @@ def leave_one_domain_out(model: str | None, folder: Path = dataset.CORPUS) -> di
         if store:
             store.save()
     real = data.pair_real & ~data.pair_pool      # the figures stay on the corpus' pairs; pools: judgment_pools
+    rows = _kind_rows(data, kind_probs)
     return {"lines": [l for l, r in zip(data.lines, data.line_real) if r], "kinds": list(kinds_pred[data.line_real]),
             "pairs": [p for p, r in zip(data.pairs, real) if r],
             "relations": list(rel_pred[real]), "domains": domains,
             "unrelated_rejected": float(gate_rejected[~data.pair_real].mean()) if (~data.pair_real).any() else 0.0,
             "decisions": judgment_pools.evaluate(cases),
-            "promotion": judgment_kinds.table(*_kind_rows(data, kind_probs)),
-            "promotion_veto": judgment_kinds.veto_table(*_kind_rows(data, kind_probs))}
+            "promotion": judgment_kinds.table(*rows), "promotion_veto": judgment_kinds.veto_table(*rows)}
 
 
 def _kind_rows(data, kind_probs) -> tuple[list, list, np.ndarray, tuple]:
