@@ -20,11 +20,11 @@ import re
 import numpy as np
 
 from core.dream.judgment import signals
+from core.dream.judgment.similarity import CJK, CJK_CHARS
 from core.dream.judgment.wording import ENGLISH, _OTHER_FUNCTION_WORDS
 
 _CLAUSE_BREAK = re.compile(r"[;；。!?！？]+\s*|,\s+|，|\s[—–]\s|\s-\s|:\s+(?=\S.{20,})")
-_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]|[^\W\d_][\w'’.-]*|\d[\w.:]*")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_WORD = re.compile(rf"[{CJK_CHARS}]|[^\W\d_][\w'’.-]*|\d[\w.:]*")
 FUNCTION_WORDS = ENGLISH | _OTHER_FUNCTION_WORDS
 
 
@@ -66,7 +66,7 @@ def _same_word(a: str, b: str) -> bool:
 
 
 def _mentions(text: str, word: str) -> bool:
-    if _CJK.match(word):
+    if CJK.match(word):
         return word in signals.unstamped(text)
     return any(_same_word(word, w) for part in _words(text) for w in [part, *part.split("-")])
 
@@ -75,14 +75,14 @@ def subject(text: str) -> str:
     """The first word of the text that is not a function word or a number, lower-cased; in CJK text
     the first two CJK characters ("小宇对芒果过敏" -> "小宇")."""
     body = signals.unstamped(text)
-    if body and _CJK.match(body[0]):
+    if body and CJK.match(body[0]):
         return body[:2]
     words = _content_words(body)
     return words[0] if words else ""
 
 
 def _cjk_pairs(text: str) -> set[str]:
-    return {text[i:i + 2] for i in range(len(text) - 1) if _CJK.match(text[i]) and _CJK.match(text[i + 1])}
+    return {text[i:i + 2] for i in range(len(text) - 1) if CJK.match(text[i]) and CJK.match(text[i + 1])}
 
 
 def subject_in_its_place(bullet: str, clause: str) -> str:
@@ -90,8 +90,8 @@ def subject_in_its_place(bullet: str, clause: str) -> str:
     as the bullet does (its second content word, or the CJK character after a two-character subject,
     is the bullet's) and shares one more of the bullet's words or CJK pairs ("" if not so)."""
     b, c = signals.unstamped(bullet), clause.strip()
-    if b and _CJK.match(b[0]):
-        if len(b) < 3 or len(c) < 3 or c[2] != b[2] or not all(_CJK.match(x) for x in c[:2]):
+    if b and CJK.match(b[0]):
+        if len(b) < 3 or len(c) < 3 or c[2] != b[2] or not all(CJK.match(x) for x in c[:2]):
             return ""
         return c[:2] if (_cjk_pairs(b[2:]) & _cjk_pairs(c[2:])) - {b[2:4]} else ""
     words, theirs = _content_words(b), _content_words(c)
@@ -110,7 +110,7 @@ def subjects_differ(bullet: str, line: str) -> float:
     theirs = subject_in_its_place(bullet, clause)
     if not theirs:
         return 0.0
-    if _CJK.match(theirs):
+    if CJK.match(theirs):
         ours = subject(bullet)
     else:       # as many of the bullet's first words as the line's subject has
         ours = " ".join(_content_words(signals.unstamped(bullet))[:len(theirs.split())])

@@ -14,6 +14,8 @@ import zlib
 
 import numpy as np
 
+from core.dream.judgment.similarity import CJK, CJK_CHARS
+
 HASH_SLOTS = 2048
 
 _NUMBER_UNIT = re.compile(r"(\d+(?:[.,:]\d+)*)\s*([%€$£¥]|[^\W\d_]{1,6}|[\u4e00-\u9fff])?", re.UNICODE)
@@ -34,7 +36,6 @@ _LATIN_IN_CJK = re.compile(r"[A-Za-z][\w.+#-]*")
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nothing|nobody|without|nicht|kein\w*|nie|niemals|ne|pas|jamais|"
                        r"sans|nunca|sin|nada|non|mai|senza|não|nem)\b|n['’]t\b|[不没沒别別勿禁無无莫未]|ない|ません|ず",
                        re.IGNORECASE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _MARKER = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|\[[^\]]{1,20}\]\s*)+")
 
 
@@ -45,7 +46,7 @@ def body(text: str) -> str:
 
 def cjk_share(text: str) -> float:
     letters = [c for c in text if c.isalpha()]
-    return sum(bool(_CJK.match(c)) for c in letters) / max(len(letters), 1)
+    return sum(bool(CJK.match(c)) for c in letters) / max(len(letters), 1)
 
 
 # The word rules (word_kinds.py, word_relations.py) are phrases of English; in a line whose letters are
@@ -81,7 +82,7 @@ def values(text: str) -> dict[str, set[str]]:
     for number, unit in _NUMBER_UNIT.findall(t):
         numbers.setdefault((unit or "").lower(), set()).add(number.replace(",", "."))
     names = {m.lower() for m in _IDENT.findall(t)}
-    if _CJK.search(t):
+    if CJK.search(t):
         names |= {m.lower() for m in _LATIN_IN_CJK.findall(t)}
     return {"numbers": {n for group in numbers.values() for n in group},
             "units": numbers,
@@ -149,7 +150,7 @@ PAIR_SIGNALS = 19
 # ----- numbered siblings --------------------------------------------------------------------------
 # A token: a run of letters (one CJK character at a time), or a run with digits in it ("21", "rack-021",
 # "S3", "3号"). A name's number ("valve 3", "Service 21", "第3条") is a label, not a value.
-_TOKEN = re.compile(r"[A-Za-z0-9][\w.:+#/-]*[%°]?|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]|[^\W\d_]+")
+_TOKEN = re.compile(rf"[A-Za-z0-9][\w.:+#/-]*[%°]?|[{CJK_CHARS}]|[^\W\d_]+")
 _DIGIT = re.compile(r"\d")
 
 

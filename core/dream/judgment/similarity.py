@@ -24,7 +24,10 @@ def normalise(text: str) -> str:
 Embed = Callable[[list[str]], "object"]   # texts -> array (n, d) of unit vectors
 
 _WORD = re.compile(r"[^\W\d_]+|\d+(?:[.,]\d+)?", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# The CJK letters the judgment reads one character at a time (kana, CJK ideographs, Hangul); the
+# other judgment modules take the class from here.
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+CJK = re.compile(f"[{CJK_CHARS}]")
 _STOP = frozenset("""a an the and or but if then of to in on at for from by with without is are was were be been
 being it its this that these those as not no so do does did has have had will would can could should may
 might must i we you he she they them his her their our your my me us there here what which who whom when
@@ -37,8 +40,8 @@ def words(text: str) -> frozenset[str]:
     """Content words of `text`; Chinese/Japanese/Korean runs become character pairs."""
     found: set[str] = set()
     for token in _WORD.findall(text.lower()):
-        if _CJK.search(token):
-            chars = [c for c in token if _CJK.match(c)]
+        if CJK.search(token):
+            chars = [c for c in token if CJK.match(c)]
             found.update(a + b for a, b in zip(chars, chars[1:]))
             if len(chars) == 1:
                 found.add(chars[0])

@@ -10,11 +10,10 @@ import math
 import re
 from typing import Sequence
 
-from core.dream.judgment.similarity import words
+from core.dream.judgment.similarity import CJK, words
 
 _ANCHOR = re.compile(r"(?<![\w@.])(?:[#@]?[\w.-]*\d[\w.:/%-]*|[A-Z][\w’-]*[A-Za-z\d](?:\.[\w-]+)*|"
                      r"[a-z]+(?:[./][\w-]+)+|\w+_\w+[\w-]*|[#@]\w[\w-]*)")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _QUOTED = re.compile(r"[«“\"「『„](?P<inner>[^«»“”\"「」『』„]{8,})[»”\"」』“]")
 ENGLISH = frozenset("""the a an and of to in is are on for with at by from it its this that be was were has have
 not no but or as he she they we you his her their our my me him them there which who what when will would can
@@ -111,7 +110,7 @@ def values_of(text: str) -> dict[str, frozenset[str]]:
 def foreign(text: str) -> bool:
     """A line not in English: CJK script, or more function words of another European language
     than of English (a terse English note has few of either: "Figures: matplotlib, PDF out")."""
-    if len(_CJK.findall(text)) >= 4:
+    if len(CJK.findall(text)) >= 4:
         return True
     tokens = re.findall(r"[^\W\d_]+", text.lower())
     theirs = sum(t in _OTHER_FUNCTION_WORDS for t in tokens)
