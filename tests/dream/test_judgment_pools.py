@@ -164,7 +164,7 @@ def test_both_takes_the_heads_update_where_the_rules_see_nothing():
     candidates = _pool(bullets)
     rarity = Rarity(bullets + [fact])
     assert relate(fact, candidates, rarity).kind == NEW                     # the word rules alone
-    relation = relate(fact, candidates, rarity, both=True)
+    relation = relate(fact, candidates, rarity, policy=pools.HeadPolicy(everywhere=True))
     assert (relation.kind, relation.target) == (UPDATE, "b0") and "overrode" in relation.reason
 
 

@@ -45,5 +45,5 @@ def test_the_heads_duplicate_or_update_of_a_numbered_sibling_does_not_override_t
     assert not relations._sibling_pick(fact, pools.Choice(None, relations.NEW), candidates)
     # under "both" with the override asked for, the rules' answer stands
     rules = relations.relate(fact, candidates)
-    both = relations.relate(fact, candidates, both=True)
+    both = relations.relate(fact, candidates, policy=pools.HeadPolicy(everywhere=True))
     assert (both.kind, both.target, both.reason) == (rules.kind, rules.target, rules.reason)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.dream.judgment import relations
+from core.dream.judgment import pools, relations
 from core.dream.judgment.relations import Candidate
 
 KILN = "The kiln is fired to cone 6 on Saturdays"
@@ -37,8 +37,8 @@ def test_the_head_on_long_and_cross_language_lines(bullet, fact, kind):
 def test_both_takes_the_heads_update_buried_in_a_long_line_the_rules_also_find():
     fact = ("Had a chat with the owner after class; membership goes from £45 to £52 a month in January, "
             "and the locker fee stays")
-    assert relations.relate(fact, _candidates(FEE), both=True).kind == relations.UPDATE
+    assert relations.relate(fact, _candidates(FEE), policy=pools.HeadPolicy(everywhere=True)).kind == relations.UPDATE
     # and a long line about another aspect stays new under "both" as well
     other = ("Kiln shelves cracked again during the Saturday firing; ordered two new ones from Potclays, "
              "and Petra wants a shelf-wash routine before every load")
-    assert relations.relate(other, _candidates(KILN), both=True).kind == relations.NEW
+    assert relations.relate(other, _candidates(KILN), policy=pools.HeadPolicy(everywhere=True)).kind == relations.NEW

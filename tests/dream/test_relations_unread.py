@@ -30,7 +30,7 @@ OTHER = Candidate("x", "营业时间是早上八点到晚上十点", 0.3)
 def test_the_head_decides_the_relation_of_a_chinese_line(bullet, fact, kind):
     candidates = [Candidate("b", bullet, 0.6), OTHER]
     assert relations.relate(fact, candidates).kind == relations.NEW        # the rules read nothing
-    got = relations.relate(fact, candidates, unread=True)
+    got = relations.relate(fact, candidates, policy=pools.HeadPolicy(unread=True))
     assert got.kind == kind, got
     assert got.target == ("b" if kind != relations.NEW else "")
 
@@ -38,7 +38,7 @@ def test_the_head_decides_the_relation_of_a_chinese_line(bullet, fact, kind):
 def test_an_english_line_stays_the_rules():
     fact, candidates = "The Tuesday stand-up now starts at 10:30", [Candidate("b", "Stand-up is at 9:45", 0.6)]
     rules = relations.relate(fact, candidates)
-    assert relations.relate(fact, candidates, unread=True) == rules
+    assert relations.relate(fact, candidates, policy=pools.HeadPolicy(unread=True)) == rules
 
 
 def test_the_switch(monkeypatch):
@@ -61,7 +61,7 @@ def test_the_switch(monkeypatch):
 ])
 def test_by_default_only_the_heads_sure_duplicate_of_a_chinese_line_stands(bullet, fact, kind):
     candidates = [Candidate("b", bullet, 0.6), OTHER]
-    got = relations.relate(fact, candidates, unread_duplicates=True)
+    got = relations.relate(fact, candidates, policy=pools.HeadPolicy(unread_duplicates=True))
     assert got.kind == kind, got
     if kind == relations.DUPLICATE:
         assert got.target == "b" and got.probability >= pools.UNREAD_DUPLICATE_P
@@ -69,14 +69,14 @@ def test_by_default_only_the_heads_sure_duplicate_of_a_chinese_line_stands(bulle
 
 def test_an_english_line_is_not_read_by_the_head_for_duplicates_either():
     fact, candidates = "Cash is not taken, only cards", [Candidate("b", "Only cards, no cash", 0.8)]
-    assert relations.relate(fact, candidates, unread_duplicates=True) == relations.relate(fact, candidates)
+    assert relations.relate(fact, candidates, policy=pools.HeadPolicy(unread_duplicates=True)) == relations.relate(fact, candidates)
 
 
 def test_with_the_override_on_a_chinese_line_keeps_the_overrides_directions():
     bullet, fact = "豆浆每杯卖 6 元", "今天收摊早，隔壁说房租要涨，我们商量了一下，豆浆从 6 元一杯调到 7 元，油条不变"
     candidates = [Candidate("b", bullet, 0.6), OTHER]
-    assert (relations.relate(fact, candidates, both=True, unread_duplicates=True)
-            == relations.relate(fact, candidates, both=True))
+    assert (relations.relate(fact, candidates, policy=pools.HeadPolicy(everywhere=True, unread_duplicates=True))
+            == relations.relate(fact, candidates, policy=pools.HeadPolicy(everywhere=True)))
 
 
 def test_the_duplicate_switch(monkeypatch):

@@ -154,6 +154,19 @@ def kind_probabilities(texts: Sequence[str]) -> tuple[tuple[str, ...], np.ndarra
     return head.classes, head.probabilities(x)
 
 
+def meaning_cosines(text: str, others: Sequence[str]) -> np.ndarray | None:
+    """Cosines of `text` with each of `others` under the relation head's own sentence model (a
+    multilingual one), or None when it cannot load. The dream's embedder is English-only: short
+    unrelated Chinese lines score near 1.0 there, so it cannot say which bullet a Chinese fact is about."""
+    if not others:
+        return np.zeros(0, dtype=np.float32)
+    head, text_only = _pick(RELATION_HEAD)
+    if text_only:
+        return None
+    vectors = VECTORS.of([signals.body(text)] + [signals.body(t) for t in others], head.model)
+    return vectors[1:] @ vectors[0]
+
+
 def relation_probabilities(bullets: Sequence[str], lines: Sequence[str], pinned: Sequence[bool]):
     """(classes, probabilities of each relation, probability that the pair is about one thing at all)."""
     bullets, lines = [signals.body(t) for t in bullets], [signals.body(t) for t in lines]

@@ -89,6 +89,44 @@ def unread_duplicates_on() -> bool:
     return UNREAD_DUPLICATES and _asked() != "rules"
 
 
+# Whether "both" lets the head make a fact the rules read as new or as a duplicate an update, when the
+# rules themselves see a change cue in it ("now", "moves to", "from now on", "no longer": word_relations
+# .has_change_cue) and the head is at least OVERRIDE sure of the update. Two judgments that read the
+# line differently agree that something changed; the rules alone missed the slot ("Sold the truck; the
+# farm car is a 2019 Duster now" against "Drives a 2012 pickup to the fields": no shared value type),
+# or took the changed line for the same fact ("Team call moves to Monday" against "Team call on
+# Sunday evening": no new name). Off with REVERIE_DREAM_RELATIONS=rules.
+CUED_UPDATES = True
+CUED_CHANGES = frozenset({(NEW, UPDATE), (DUPLICATE, UPDATE)})
+
+
+def cued_updates_on() -> bool:
+    return CUED_UPDATES and _asked() != "rules"
+
+
+@dataclass(frozen=True)
+class HeadPolicy:
+    """What "both" lets the learned head change of the word rules' relation (relations.relate):
+    `everywhere`: the trusted changes (DREAM_CHANGES) on any line; `unread`: any change, on a line the
+    rules cannot read; `unread_duplicates`: only "duplicate", on such a line, at UNREAD_DUPLICATE_P;
+    `cued_updates`: only an update (CUED_CHANGES), on a line with a change cue the rules see."""
+    everywhere: bool = False
+    unread: bool = False
+    unread_duplicates: bool = False
+    cued_updates: bool = False
+
+    @classmethod
+    def of_process(cls, both: bool) -> "HeadPolicy":
+        """The policy of a dream with dream.judgment = "both" (`both`) in this process; the rules alone
+        otherwise."""
+        if not both:
+            return RULES_ONLY
+        return cls(override_on(), unread_by_head(), unread_duplicates_on(), cued_updates_on())
+
+
+RULES_ONLY = HeadPolicy()
+
+
 @dataclass(frozen=True)
 class Pool:
     id: str

@@ -65,31 +65,41 @@ def _views(fact: str, candidates: Sequence[Candidate]) -> list[pools.Judged]:
 
 
 def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = None, learned: bool = False,
-           both: bool = False, unread: bool = False, unread_duplicates: bool = False) -> Relation:
+           policy: pools.HeadPolicy = pools.RULES_ONLY) -> Relation:
     """The relation of `fact` to the best of `candidates` (ranked by cosine, best first). The head
-    needs no `rarity` (counts of the page); the word rules do. `both`: the word rules decide unless
-    the head is at least pools.OVERRIDE sure of another answer (core/dream/judgment/pools.py), in
-    the directions the corpus trusts. `unread`: for a line the rules cannot read
-    (signals.rules_unread), the head's answer at pools.OVERRIDE stands in any direction;
-    `unread_duplicates`: for such a line only its "duplicate" stands, at pools.UNREAD_DUPLICATE_P."""
-    if not learned:
-        old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
-        rule = Relation(old.kind, old.target, old.reason, old.cosine)
-        unreadable = (unread or unread_duplicates) and signals.rules_unread(fact)
-        if not (both or unreadable) or not candidates:
-            return rule
-        index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
-        if unreadable and unread:
-            threshold, directions = pools.OVERRIDE, None
-        elif both:
-            threshold, directions = pools.OVERRIDE, pools.DREAM_CHANGES
-        else:                       # unread_duplicates alone
-            threshold, directions = pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)})
-        choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates), threshold, directions)
-        if not overrode or _sibling_pick(fact, choice, candidates):
-            return rule
-        return _relation(choice, candidates, "the head overrode the rules, ")
-    return _relation(pools.choose(_views(fact, candidates)), candidates, "")
+    needs no `rarity` (counts of the page); the word rules do. `policy` (pools.HeadPolicy) says where
+    the head's answer may replace the rules': everywhere in the directions the corpus trusts, at
+    pools.OVERRIDE; for a line the rules cannot read (signals.rules_unread) in any direction at
+    OVERRIDE, or only as a duplicate at pools.UNREAD_DUPLICATE_P; for a line with a change cue the
+    rules see (word_relations.has_change_cue), only as an update at OVERRIDE."""
+    if learned:
+        return _relation(pools.choose(_views(fact, candidates)), candidates, "")
+    old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
+    rule = Relation(old.kind, old.target, old.reason, old.cosine)
+    allowed = _head_may(fact, policy)
+    if allowed is None or not candidates:
+        return rule
+    threshold, directions = allowed
+    index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
+    choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates), threshold, directions)
+    if not overrode or _sibling_pick(fact, choice, candidates):
+        return rule
+    return _relation(choice, candidates, "the head overrode the rules, ")
+
+
+def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | None] | None:
+    """(threshold, directions) of the head's override of the rules for this fact (directions None:
+    any), or None when the policy leaves this fact to the rules."""
+    unreadable = (policy.unread or policy.unread_duplicates) and signals.rules_unread(fact)
+    if unreadable and policy.unread:
+        return pools.OVERRIDE, None
+    if policy.everywhere:
+        return pools.OVERRIDE, pools.DREAM_CHANGES
+    if unreadable:
+        return pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)})
+    if policy.cued_updates and word_relations.has_change_cue(fact):
+        return pools.OVERRIDE, pools.CUED_CHANGES
+    return None
 
 
 def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidate]) -> bool:

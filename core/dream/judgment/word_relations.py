@@ -105,7 +105,8 @@ def _unquoted(fact: str) -> str:
     return _QUOTED_LIST.sub(" ", fact)
 
 
-def _has_change_cue(fact: str) -> bool:
+def has_change_cue(fact: str) -> bool:
+    """The fact says something changed: a new-value, old-value or reversal cue outside quotes."""
     fact = _unquoted(fact)
     return bool(restate._NEW_CUE.search(fact) or restate._OLD_CUE.search(fact) or _REVERSAL.search(fact)
                 or re.search(r"\bfrom now on\b", fact, re.IGNORECASE))
@@ -137,7 +138,7 @@ def _old_side(fact: str) -> frozenset[str]:
 
 def gone_words(fact: str) -> frozenset[str]:
     """Stems of what the fact says is gone or replaced (empty without a change cue)."""
-    return _old_side(fact) if _has_change_cue(fact) else frozenset()
+    return _old_side(fact) if has_change_cue(fact) else frozenset()
 
 
 def _slot_change(fact: str, bullet: str, rarity: Rarity, cue: bool = False, cued: bool = False) -> str:
@@ -225,7 +226,7 @@ def _first_flip(fact: str, bullet: str) -> bool:
 
 
 def _best_update(fact: str, candidates: Sequence[Candidate], rarity: Rarity):
-    cue = _has_change_cue(fact)
+    cue = has_change_cue(fact)
     old_side = _old_side(fact) if cue else frozenset()
     f_stems = stems(fact)
     best = None
@@ -363,6 +364,6 @@ def could_be_duplicate(fact: str, candidate: Candidate, rarity: Rarity) -> bool:
     """Loose enough for a model to call it a duplicate: close, no new name or number, no
     contradiction, no change cue."""
     said = content(fact)
-    if candidate.cosine < 0.5 or _has_change_cue(said) or contradicts(said, candidate.text):
+    if candidate.cosine < 0.5 or has_change_cue(said) or contradicts(said, candidate.text):
         return False
     return numbers_of(said) <= numbers_of(candidate.text) and not _novel(anchors(said), candidate.text, rarity)

@@ -15,7 +15,7 @@ import functools
 
 from dataclasses import dataclass, field
 
-from core.dream.judgment import persons_lines, relations, restate, word_relations
+from core.dream.judgment import heads, persons_lines, pools, relations, restate, word_relations
 from core.dream.pipeline.material import Fact
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Candidate, Rarity, Relation
 from core.dream.judgment.sections import guess_section
@@ -23,6 +23,7 @@ from core.dream.pipeline.working import Entry, WorkingMemory, source_day
 
 CANDIDATES = 10         # bullets a fact is compared with (best cosine first)
 FLOOR = 0.15            # below this cosine a bullet is not a candidate (names can still bring it in)
+MEANING_CANDIDATES = 5  # bullets added from the multilingual ranking (_closest_in_meaning)
 
 
 @dataclass
@@ -56,16 +57,30 @@ def candidates(fact: Fact, memory: WorkingMemory, score) -> list[tuple[Candidate
     scored.sort(key=lambda item: -item[0].cosine)
     top = scored[:CANDIDATES]
     extra = [item for item in scored[CANDIDATES:] if item[2]][:3]
+    chosen = {id(e) for _c, e, _s in top + extra}
+    extra += [(Candidate(e.key, e.text, score(fact.text, e.text), pinned=e.bullet.pinned), e, False)
+              for e in _closest_in_meaning(fact.text, live, MEANING_CANDIDATES) if id(e) not in chosen]
     return [(c, e) for c, e, _ in top + extra]
 
 
-def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity, learned: bool = False, both: bool = False,
-          unread: bool = False, unread_duplicates: bool = False) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
-    """`both`: the word rules decide unless the learned head is sure of another answer; `unread`: the
-    head decides for a line the rules cannot read; `unread_duplicates`: only its sure "duplicate" of
-    such a line stands (relations.relate)."""
+def _closest_in_meaning(text: str, live: list[Entry], count: int) -> list[Entry]:
+    """The `count` bullets nearest to `text` under the learned heads' multilingual sentence model:
+    for a Chinese fact the dream's English embedder ranks its own bullet among noise, so the head
+    would never see it. Nothing when that model cannot load."""
+    if not live or count <= 0:
+        return []
+    cosines = heads.meaning_cosines(text, [e.text for e in live])
+    if cosines is None:
+        return []
+    order = sorted(range(len(live)), key=lambda i: -float(cosines[i]))
+    return [live[i] for i in order[:count]]
+
+
+def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity, learned: bool = False,
+          policy: pools.HeadPolicy = pools.RULES_ONLY) -> tuple[Relation, list[tuple[Candidate, Entry]]]:
+    """`policy`: where the learned head may override the word rules (relations.relate)."""
     pool = candidates(fact, memory, score)
-    relation = relations.relate(fact.text, [c for c, _ in pool], rarity, learned, both, unread, unread_duplicates)
+    relation = relations.relate(fact.text, [c for c, _ in pool], rarity, learned, policy)
     return _spare_persons_line(fact, relation, pool), pool
 
 

@@ -194,8 +194,9 @@ def gather_stage(ctx: DreamContext) -> Progress:
 
 
 def _spare_updates(ctx: DreamContext, facts: list[Fact], kinds: list[FactKind]) -> list[FactKind]:
-    """A fact that only the learned head held back (as status or a single event), and that the word
-    rules find gives a new value of a MEMORY.md bullet, is promoted after all: the bullet it replaces
+    """A fact that only the learned head held back (as status or a single event), and that the dream's
+    relation judgment (the word rules, and the head where the dream's policy lets it) finds gives a new
+    value of a MEMORY.md bullet, is promoted after all: the bullet it replaces
     shows the slot is a lasting one. The head reads "raised her rate to €520 from 1 October" as an
     event, and a missed update leaves a wrong value in the memory. The new value must be one the
     bullet states (signals.value_changed): a "no longer so" cue alone is no evidence here, since
@@ -204,9 +205,10 @@ def _spare_updates(ctx: DreamContext, facts: list[Fact], kinds: list[FactKind]) 
     if not held:
         return kinds
     rarity = Rarity([e.text for e in ctx.memory.live()] + [facts[i].text for i in held])
+    policy = _policy(ctx)
     out = list(kinds)
     for i in held:
-        relation, pool = judge.judge(facts[i], ctx.memory, ctx.similarity.score, rarity)
+        relation, pool = judge.judge(facts[i], ctx.memory, ctx.similarity.score, rarity, False, policy)
         target = judge.target_of(relation, pool)
         if relation.kind == UPDATE and target is not None and signals.value_changed(target.text, facts[i].text):
             out[i] = FactKind(DURABLE, "updates a MEMORY.md bullet", kinds[i].score)
@@ -231,16 +233,14 @@ def consolidate(ctx: DreamContext) -> Progress:
     rarity = Rarity([e.text for e in ctx.memory.live()] + [item.fact.text for item in todo])
     counts = {NEW: 0, DUPLICATE: 0, UPDATE: 0, CONFLICT: 0}
     trust, learned = _model_trust(ctx), _learned(ctx)
-    both = _judgment(ctx) == "both"       # how far the head may override the rules: once per dream
-    switches = {"both": both and pools.override_on(), "unread": both and pools.unread_by_head(),
-                "unread_duplicates": both and pools.unread_duplicates_on()}
+    policy = _policy(ctx)
     may_add = addable(ctx, [item.fact for item in todo])
     for start in range(0, len(todo), BATCH):
         ctx.checkpoint()
         batch = todo[start:start + BATCH]
         answers = _ask_model(ctx, batch, rarity)
         for number, item in enumerate(batch, start=1):
-            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned, **switches)
+            rule, pool = judge.judge(item.fact, ctx.memory, ctx.similarity.score, rarity, learned, policy)
             verdict = judge.Verdict(item.fact, rule)
             answer = answers.get(number)
             if answer is not None:
@@ -310,6 +310,11 @@ def judgment_of(settings) -> str:
 
 def _judgment(ctx: DreamContext) -> str:
     return judgment_of(ctx.settings)
+
+
+def _policy(ctx: DreamContext) -> pools.HeadPolicy:
+    """Where the learned head may override the word rules' relations in this dream (read once per stage)."""
+    return pools.HeadPolicy.of_process(_judgment(ctx) == "both")
 
 
 def _learned(ctx: DreamContext) -> bool:
