@@ -90,12 +90,15 @@ def unread_duplicates_on() -> bool:
 
 
 # Whether "both" lets the head make a fact the rules read as new or as a duplicate an update, when the
-# rules themselves see a change cue in it ("now", "moves to", "from now on", "no longer": word_relations
-# .has_change_cue) and the head is at least OVERRIDE sure of the update. Two judgments that read the
-# line differently agree that something changed; the rules alone missed the slot ("Sold the truck; the
-# farm car is a 2019 Duster now" against "Drives a 2012 pickup to the fields": no shared value type),
-# or took the changed line for the same fact ("Team call moves to Monday" against "Team call on
-# Sunday evening": no new name). Off with REVERIE_DREAM_RELATIONS=rules.
+# rules themselves see a change cue in it ("now", "moves to", "no longer"; in other languages
+# change_cues.py: word_relations.has_change_cue), the head is at least OVERRIDE sure of the update, and
+# the fact gives the bullet's slot a new value (another day, time, date or number of the same unit:
+# signals.value_changed). Three readings agree that the slot changed; the rules alone took the changed
+# line for the same fact ("Team call moves to Monday" against "Team call on Sunday evening": no new
+# name), or cannot read it ("组会改到每周三下午"). Without the value the cue and the head were not
+# enough: on real agent logs ("Gateway restarted - 0 errors now", "Store durable memories now") the
+# head's updates of curated lines were wrong nearly every time (docs/benchmarks.md). Off with
+# REVERIE_DREAM_RELATIONS=rules.
 CUED_UPDATES = True
 CUED_CHANGES = frozenset({(NEW, UPDATE), (DUPLICATE, UPDATE)})
 

@@ -71,7 +71,8 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     the head's answer may replace the rules': everywhere in the directions the corpus trusts, at
     pools.OVERRIDE; for a line the rules cannot read (signals.rules_unread) in any direction at
     OVERRIDE, or only as a duplicate at pools.UNREAD_DUPLICATE_P; for a line with a change cue the
-    rules see (word_relations.has_change_cue), only as an update at OVERRIDE."""
+    rules see (word_relations.has_change_cue, in any language of change_cues.py), only as an update
+    at OVERRIDE that also gives the bullet's slot a new value (signals.value_changed)."""
     if learned:
         return _relation(pools.choose(_views(fact, candidates)), candidates, "")
     old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
@@ -79,26 +80,29 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     allowed = _head_may(fact, policy)
     if allowed is None or not candidates:
         return rule
-    threshold, directions = allowed
+    threshold, directions, cued = allowed
     index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
     choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates), threshold, directions)
     if not overrode or _sibling_pick(fact, choice, candidates):
         return rule
+    if cued and not signals.value_changed(candidates[choice.index].text, fact):
+        return rule
     return _relation(choice, candidates, "the head overrode the rules, ")
 
 
-def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | None] | None:
-    """(threshold, directions) of the head's override of the rules for this fact (directions None:
-    any), or None when the policy leaves this fact to the rules."""
+def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | None, bool] | None:
+    """(threshold, directions, whether the change must also show as a new value of the bullet's slot)
+    of the head's override of the rules for this fact (directions None: any), or None when the policy
+    leaves this fact to the rules."""
     unreadable = (policy.unread or policy.unread_duplicates) and signals.rules_unread(fact)
     if unreadable and policy.unread:
-        return pools.OVERRIDE, None
+        return pools.OVERRIDE, None, False
     if policy.everywhere:
-        return pools.OVERRIDE, pools.DREAM_CHANGES
+        return pools.OVERRIDE, pools.DREAM_CHANGES, False
+    if policy.cued_updates and word_relations.has_change_cue(fact, any_language=True):
+        return pools.OVERRIDE, pools.CUED_CHANGES, True
     if unreadable:
-        return pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)})
-    if policy.cued_updates and word_relations.has_change_cue(fact):
-        return pools.OVERRIDE, pools.CUED_CHANGES
+        return pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)}), False
     return None
 
 

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.dream.judgment import restate
+from core.dream.judgment import change_cues, restate
 from core.dream.judgment.wording import (CALENDAR, CUE_WORDS, GENERIC, ORDINALS, Rarity, anchors, content, foreign,
                                 numbers_of, same_unit, stem, stems, values_of)
 
@@ -105,11 +105,13 @@ def _unquoted(fact: str) -> str:
     return _QUOTED_LIST.sub(" ", fact)
 
 
-def has_change_cue(fact: str) -> bool:
-    """The fact says something changed: a new-value, old-value or reversal cue outside quotes."""
+def has_change_cue(fact: str, any_language: bool = False) -> bool:
+    """The fact says something changed: a new-value, old-value or reversal cue outside quotes (in
+    English; `any_language`: also in the other languages of change_cues.py)."""
     fact = _unquoted(fact)
     return bool(restate._NEW_CUE.search(fact) or restate._OLD_CUE.search(fact) or _REVERSAL.search(fact)
-                or re.search(r"\bfrom now on\b", fact, re.IGNORECASE))
+                or re.search(r"\bfrom now on\b", fact, re.IGNORECASE)
+                or (any_language and change_cues.foreign_change_cue(fact)))
 
 
 def _old_side(fact: str) -> frozenset[str]:
