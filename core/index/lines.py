@@ -31,7 +31,14 @@ own words:
   lines ("Did you go?" / "Yes, to the support group"), and a question names
   the date or the topic more often than the exact words of the line. A
   markdown table's row carries its header row too ("| CHENLU | 18794 |" is a
-  port only under "| bot | 端口 |").
+  port only under "| bot | 端口 |"), and in its own words as well (the FTS
+  body, not what a hit shows): a question that names the column ("which port
+  does the mailer use?" of the row "| mailer | 2525 |") finds the row as a
+  line that holds its words, where through the context alone it was a
+  "nearby" line, ranked in keyword mode after every line that holds any word
+  of the question (matching.py).
+  Measured in docs/benchmarks.md (real workspaces' tune half: keyword hit@5
+  0.581 -> 0.605; LoCoMo and LongMemEval hold no tables: unchanged).
 - an *embedded text*: the line, then its date, its heading and the line before
   it, within a length budget. Only the line before, never after: an append then
   never changes the embedded text of lines already there, so their cached
@@ -98,6 +105,7 @@ class IndexOptions:
     dates: bool = True              # the line's date, as words, in context and embedding
     headings: bool = True           # the section heading, in context and embedding
     file_topic: bool = True         # a hook-named log's topic ("mail-access"), in context (outline.py)
+    table_header: bool = True       # a table row's header row counts among the row's own words
 
 
 @dataclass(frozen=True)
@@ -350,7 +358,9 @@ def _finish(drafts: list[_Draft], options: IndexOptions) -> list[Row]:
             else:
                 before = [drafts[j].body for j in range(max(0, i - options.embed_previous), i)]
                 etext = embed_text(d.body, lead, before)
-            rows.append(Row(d.line, d.text, d.body, context, etext, d.sources, day))
+            # A table row holds its header's words as its own (module docstring): keyword body only.
+            body = f"{d.body} {d.columns}" if d.columns and options.table_header else d.body
+            rows.append(Row(d.line, d.text, body, context, etext, d.sources, day))
             continue
         for start, end in spans:   # a long line: every window a row of its own, same path and line
             body = d.body[start:end]

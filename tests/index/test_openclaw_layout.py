@@ -9,7 +9,7 @@ import os
 from tests.support.files import write
 
 from core.index.filters import SearchFilter, kind_of
-from core.index.lines import file_day, file_rows, indexed_files, is_indexed
+from core.index.lines import IndexOptions, file_day, file_rows, indexed_files, is_indexed
 
 FILES = {
     "MEMORY.md": "# MEMORY\n\n- Maya drinks tea\n",
@@ -113,6 +113,22 @@ def test_a_table_row_is_found_by_its_header_words(ws, keyword_index):
     rows = {r.line: r for r in file_rows("TOOLS.md", text)[0]}
     assert "端口" in rows[6].context and "端口" in rows[6].etext
     assert "owner" not in rows[8].etext                # the line after the table is not one of its rows
+
+
+def test_a_table_rows_header_words_are_its_own_words(ws, keyword_index):
+    # "| mailer | 2525 |" is a port only under "| service | port |": a question naming the column holds
+    # a word of the row, so the row is not a "nearby" line ranked after every line holding any word.
+    text = "# TOOLS\n\n| service | port |\n|---|---|\n| mailer | 2525 |\n\n- port forwarding stays off\n"
+    write(ws, "TOOLS.md", text)
+    keyword_index.sync()
+    row = next(h for h in keyword_index.search("port", mode="keyword").hits if h.line == 5)
+    assert (row.match, row.words) == ("words", ("port",))
+    assert row.text == "| mailer | 2525 |"                     # what a hit shows is the row as written
+    rows = {r.line: r for r in file_rows("TOOLS.md", text)[0]}
+    assert "port" in rows[5].body and "port" not in rows[5].etext.split("\n")[0]
+    assert "port" not in rows[3].body.replace("| service | port |", "")   # the header row is itself, once
+    bare = {r.line: r for r in file_rows("TOOLS.md", text, IndexOptions(table_header=False))[0]}
+    assert bare[5].body == "| mailer | 2525 |" and "port" in bare[5].context
 
 
 def test_a_chinese_log_is_found_by_its_date_written_the_chinese_way(ws, keyword_index):
