@@ -32,7 +32,6 @@ OPEN, CLOSE = "«", "»"
 # at 100k lines 11.2 -> 9.0 ms CPU; LoCoMo recall@10 keyword 0.763 -> 0.765, hybrid 0.795 -> 0.793,
 # LongMemEval unchanged (their workspaces rarely match more rows than that).
 RANK_BUDGET = 600
-PAIR_WORDS = 16     # at most this many words are planned as pairs (120 of them); see plan()
 
 
 def _count(conn: sqlite3.Connection, expression: str, cap: int) -> int:
@@ -52,25 +51,10 @@ def plan(conn: sqlite3.Connection, query: Query, budget: int = RANK_BUDGET) -> t
     bm25 must score every matching row before ORDER BY can pick the best, and an
     OR of common words matches most of a large index (its context column holds
     five lines' words). So: the OR of all words when it matches at most
-    `budget` rows (always so in a small workspace); otherwise, for three words
-    or more, the lines holding at least two of them, ranked by all of them,
-    when those are within the budget; otherwise the OR of the rarest words
-    that together stay within the budget, plus every line holding all the
-    words when those are few; and when even that is too much (a query of
-    only very common words), the lines holding all of them, newest first.
-
-    Why the two-word stage: the rare-word stage ranks by the rare words alone
-    and drops the rest from the score, and in a real workspace the words that
-    matter are often the common ones there: a Chinese question's own topic
-    (a company's name, "止损" for a stop-loss) is in hundreds of lines'
-    context while the bigrams that straddle its words ("的止") are rare, and a
-    question of four common English words ("weekly backup job run") kept only
-    the lines holding all four. A line holding two of the question's words is
-    the candidate a person would look at; the measured gain is in
-    docs/benchmarks.md (real workspaces' tune half, keyword hit@5 0.605 ->
-    0.651; the 100k-line latency is not worse: the stage often ends the
-    planning early). Past PAIR_WORDS words (a pasted paragraph) the pairs
-    would be too many to evaluate cheaply, and the stage is skipped.
+    `budget` rows (always so in a small workspace); otherwise the OR of the
+    rarest words that together stay within the budget, plus every line holding
+    all the words when those are few; and when even that is too much (a query
+    of only very common words), the lines holding all of them, newest first.
     """
     full = query.match
     words = [g.expression for g in query.groups]
@@ -78,12 +62,6 @@ def plan(conn: sqlite3.Connection, query: Query, budget: int = RANK_BUDGET) -> t
         if len(words) == 1 and _count(conn, full, budget + 1) > budget:
             return full, False
         return full, True
-    if 2 < len(words) <= PAIR_WORDS:
-        # Every word in the expression, so bm25 weighs them all (each stands in n-1 pairs: the same
-        # share for every word), while only the lines holding two of them are scored.
-        pairs = " OR ".join(f"({a} AND {b})" for n, a in enumerate(words) for b in words[n + 1:])
-        if _count(conn, pairs, budget + 1) <= budget:
-            return pairs, True
     counts = sorted((_count(conn, word, budget + 1), word) for word in words)
     rare, used = [], 0
     for count, word in counts:

@@ -33,10 +33,9 @@ own words:
   markdown table's row carries its header row too ("| CHENLU | 18794 |" is a
   port only under "| bot | 端口 |"), and in its own words as well (the FTS
   body, not what a hit shows): a question that names the column ("which port
-  does the mailer use?" of the row "| mailer | 2525 |") finds the row as a
-  line that holds its words, where through the context alone it was a
-  "nearby" line, ranked in keyword mode after every line that holds any word
-  of the question (matching.py).
+  is the CHENLU bot on?") finds the row as a line that holds its words, where
+  through the context alone it was a "nearby" line, ranked in keyword mode
+  after every line that holds any word of the question (matching.py).
   Measured in docs/benchmarks.md (real workspaces' tune half: keyword hit@5
   0.581 -> 0.605; LoCoMo and LongMemEval hold no tables: unchanged).
 - an *embedded text*: the line, then its date, its heading and the line before

@@ -121,22 +121,6 @@ def test_common_words_in_a_large_index_stay_bounded_and_correct(ws, keyword_inde
     assert len(only_common) == 5 and all("deploy" in h.text for h in only_common)
 
 
-def test_a_line_holding_two_of_three_common_words_is_ranked_by_all_of_them(ws, keyword_index):
-    from core.index import fts as fts_module
-
-    # Each word in over RANK_BUDGET lines: the planner cannot rank every match. The note holds two of
-    # the three words and not the third, so "every word" misses it; "two of them" finds it.
-    blocks = ["".join(f"- {word} check {i} ok\n" for i in range(700)) for word in ("kiln", "glaze", "order")]
-    write(ws, "memory/2026-11-01.md", "\n".join(blocks))
-    write(ws, "memory/notes.md", "- the glaze order for March was cancelled\n")
-    keyword_index.sync()
-    query = fts_module.parse_query("kiln glaze order")
-    expression, ranked = fts_module.plan(keyword_index.db.conn(), query)
-    assert ranked and expression.count(" AND ") == 3      # the three pairs
-    hits = keyword_index.search("kiln glaze order", k=3, mode="keyword").hits
-    assert hits[0].path == "memory/notes.md" and hits[0].words == ("glaze", "order")
-
-
 def test_request_phrasing_is_not_a_search_term(ws):
     from core.config import SearchSettings
     from core.index import SearchIndex
