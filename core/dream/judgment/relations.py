@@ -15,7 +15,7 @@ with a pin when the fact restates it (any other agreeing fact is new);
 update and refinement replace the bullet (a refinement loses nothing of it); conflict holds the fact
 for a person. One word rule stays, near certain: a fact that restates a pin in its own words
 (nearly all of the pin's characters, the same negation) agrees with it. With "rules"
-word_relations.py decides; with `both=True` word_relations.py decides unless the head is sure of
+word_relations.py decides; with `pools.HeadPolicy(everywhere=True)` word_relations.py decides unless the head is sure of
 another answer (pools.combine: a numbered neighbour the rules took for the same subject, a reversed
 preference, a permission against a pin), the threshold chosen on the corpus. The dream's "both"
 asks for that only when pools.override_on() (off by default: docs/benchmarks.md says why).
