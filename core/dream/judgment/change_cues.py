@@ -1,10 +1,13 @@
-"""Change cues in the languages the corpus holds besides English (word_relations has the English ones).
+"""Change and sameness cues in the languages the corpus holds besides English (word_relations has the
+English ones).
 
 A change cue is closed-class grammar, not a topic word: the adverbs of "now / from now on / no
 longer / instead" and the few verbs of changing, moving, replacing, raising and postponing. They were
 written from each language's grammar, not from any labelled case. Alone a cue decides nothing (a
 status line says "now" too); the dream uses it only as the word rules' half of an agreement: where
 the learned head is also sure the fact is an update of a bullet (pools.HeadPolicy.cued_updates).
+A sameness cue ("still", "as usual", "照常", "continua") is the other half: a line that says what did
+not change, which the head may then call a duplicate (pools.HeadPolicy.same_duplicates).
 """
 from __future__ import annotations
 
@@ -32,3 +35,19 @@ _EUROPEAN = re.compile(
 def foreign_change_cue(text: str) -> bool:
     """The text says, in one of these languages, that something changed or holds from now on."""
     return bool(_CJK.search(text) or _EUROPEAN.search(text))
+
+
+# "still", "as before", "as usual", "unchanged", "continues to" in the same languages.
+_SAME_CJK = re.compile("|".join(re.escape(w) for w in (
+    "照常 照旧 仍然 依然 依旧 还是 仍是 一直 继续 不变 没变 同样 一如既往 相変わらず 引き続き 変わらず 여전히 그대로".split())))
+_SAME_EUROPEAN = re.compile(
+    r"\b(?:immer noch|noch immer|weiterhin|nach wie vor|wie immer|wie gehabt|unverändert|"
+    r"sigue|siguen|todavía|aún|como siempre|sin cambios|"
+    r"toujours|comme d'habitude|comme avant|reste|restent|inchangé\w*|"
+    r"continua|continuam|ainda|como sempre|segue|"
+    r"ancora|come al solito|come sempre|resta|restano|invariat\w*)\b", re.IGNORECASE)
+
+
+def foreign_sameness_cue(text: str) -> bool:
+    """The text says, in one of these languages, that something is still as it was."""
+    return bool(_SAME_CJK.search(text) or _SAME_EUROPEAN.search(text))

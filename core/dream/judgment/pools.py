@@ -107,16 +107,33 @@ def cued_updates_on() -> bool:
     return CUED_UPDATES and _asked() != "rules"
 
 
+# Whether "both" lets the head make a fact the rules read as new (or as an update) a duplicate of a
+# bullet, when the fact says what did not change ("still", "as usual", "照常", "continua":
+# word_relations.has_sameness_cue), the head gives "duplicate" at least SAME_DUPLICATE_P (its most
+# likely answer) and the fact gives that bullet no new value (signals.value_changed). A line that says
+# a fact still holds restates it; the English rules read the restatement only when its words match.
+# A duplicate rewrites nothing: the bullet gets the line as a source. Off with =rules.
+SAME_DUPLICATES = True
+SAME_DUPLICATE_P = 0.5
+SAME_CHANGES = frozenset({(NEW, DUPLICATE), (UPDATE, DUPLICATE)})
+
+
+def same_duplicates_on() -> bool:
+    return SAME_DUPLICATES and _asked() != "rules"
+
+
 @dataclass(frozen=True)
 class HeadPolicy:
     """What "both" lets the learned head change of the word rules' relation (relations.relate):
     `everywhere`: the trusted changes (DREAM_CHANGES) on any line; `unread`: any change, on a line the
     rules cannot read; `unread_duplicates`: only "duplicate", on such a line, at UNREAD_DUPLICATE_P;
-    `cued_updates`: only an update (CUED_CHANGES), on a line with a change cue the rules see."""
+    `cued_updates`: only an update (CUED_CHANGES), on a line with a change cue the rules see;
+    `same_duplicates`: only a duplicate (SAME_CHANGES), on a line that says what did not change."""
     everywhere: bool = False
     unread: bool = False
     unread_duplicates: bool = False
     cued_updates: bool = False
+    same_duplicates: bool = False
 
     @classmethod
     def of_process(cls, both: bool) -> "HeadPolicy":
@@ -124,7 +141,7 @@ class HeadPolicy:
         otherwise."""
         if not both:
             return RULES_ONLY
-        return cls(override_on(), unread_by_head(), unread_duplicates_on(), cued_updates_on())
+        return cls(override_on(), unread_by_head(), unread_duplicates_on(), cued_updates_on(), same_duplicates_on())
 
 
 RULES_ONLY = HeadPolicy()

@@ -72,7 +72,9 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     pools.OVERRIDE; for a line the rules cannot read (signals.rules_unread) in any direction at
     OVERRIDE, or only as a duplicate at pools.UNREAD_DUPLICATE_P; for a line with a change cue the
     rules see (word_relations.has_change_cue, in any language of change_cues.py), only as an update
-    at OVERRIDE that also gives the bullet's slot a new value (signals.value_changed)."""
+    at OVERRIDE that also gives the bullet's slot a new value (signals.value_changed); for a line
+    with a sameness cue ("still", "照常"), only as a duplicate at pools.SAME_DUPLICATE_P that gives
+    the bullet no new value."""
     if learned:
         return _relation(pools.choose(_views(fact, candidates)), candidates, "")
     old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
@@ -80,29 +82,31 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     allowed = _head_may(fact, policy)
     if allowed is None or not candidates:
         return rule
-    threshold, directions, cued = allowed
+    threshold, directions, value = allowed
     index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
     choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates), threshold, directions)
     if not overrode or _sibling_pick(fact, choice, candidates):
         return rule
-    if cued and not signals.value_changed(candidates[choice.index].text, fact):
+    if value is not None and signals.value_changed(candidates[choice.index].text, fact) != value:
         return rule
     return _relation(choice, candidates, "the head overrode the rules, ")
 
 
-def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | None, bool] | None:
-    """(threshold, directions, whether the change must also show as a new value of the bullet's slot)
-    of the head's override of the rules for this fact (directions None: any), or None when the policy
-    leaves this fact to the rules."""
+def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | None, bool | None] | None:
+    """(threshold, directions, whether the bullet's slot must get a new value: True for a change, False
+    for a sameness, None either way) of the head's override of the rules for this fact (directions None:
+    any), or None when the policy leaves this fact to the rules."""
     unreadable = (policy.unread or policy.unread_duplicates) and signals.rules_unread(fact)
     if unreadable and policy.unread:
-        return pools.OVERRIDE, None, False
+        return pools.OVERRIDE, None, None
     if policy.everywhere:
-        return pools.OVERRIDE, pools.DREAM_CHANGES, False
+        return pools.OVERRIDE, pools.DREAM_CHANGES, None
     if policy.cued_updates and word_relations.has_change_cue(fact, any_language=True):
         return pools.OVERRIDE, pools.CUED_CHANGES, True
+    if policy.same_duplicates and word_relations.has_sameness_cue(fact, any_language=True):
+        return pools.SAME_DUPLICATE_P, pools.SAME_CHANGES, False
     if unreadable:
-        return pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)}), False
+        return pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)}), None
     return None
 
 

@@ -114,6 +114,15 @@ def has_change_cue(fact: str, any_language: bool = False) -> bool:
                 or (any_language and change_cues.foreign_change_cue(fact)))
 
 
+def has_sameness_cue(fact: str, any_language: bool = False) -> bool:
+    """The fact says something is still as it was ("still", "as usual"; `any_language`: also in the
+    other languages of change_cues.py) and no change cue says otherwise."""
+    said = _unquoted(fact)
+    same = bool(_SAME.search(said) or restate._SAME_CUE.search(said)
+                or (any_language and change_cues.foreign_sameness_cue(said)))
+    return same and not has_change_cue(fact, any_language)
+
+
 def _old_side(fact: str) -> frozenset[str]:
     """Words the fact says are gone: "from X", "off X", "instead of X", "(was X)", "replaced X",
     and the clauses with an old-value cue ("gave up X", "X has left")."""
