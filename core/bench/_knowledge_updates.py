@@ -31,15 +31,19 @@ def update_pairs(path: Path) -> list[tuple[str, str, str]]:
 def _ways() -> dict:
     from core.dream.judgment.pools import HeadPolicy
 
-    return {"rules": {}, "head": {"learned": True}, "both": {"policy": HeadPolicy(everywhere=True)}}
+    return {"rules": {}, "head": {"learned": True}, "both": {"policy": HeadPolicy(everywhere=True)},
+            "dream": {"policy": HeadPolicy.of_process(True)}}
 
 
-WAYS = ("rules", "head", "both")
+# "both": the head overrides the rules wherever the corpus trusts it; "dream": what a dream with the
+# default dream.judgment = "both" lets the head change in this process (pools.HeadPolicy.of_process).
+WAYS = ("rules", "head", "both", "dream")
 
 
 def update_recall(path: Path, way: str = "rules") -> tuple[int, int, list[str]]:
     """(replaced, pairs, ids missed): how often relate() reads the newer turn as an update of the older,
-    decided `way`: by the word rules, the learned head, or both (the rules unless the head is sure)."""
+    decided `way`: by the word rules, the learned head, both (the rules unless the head is sure), or as
+    a default dream decides."""
     from core.dream.judgment.relations import UPDATE, Candidate, relate
     from core.dream.judgment.similarity import Similarity
     from core.index.embedding import default_embedder
