@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.dream.judgment import pools, relations
+from core.dream.judgment import pools, relations, signals
 from core.dream.judgment.relations import Candidate
 from core.dream.judgment.word_relations import has_change_cue
 
@@ -64,3 +64,32 @@ def test_change_cues_in_other_languages(text):
                                   "Trabaja los lunes en la tienda"])
 def test_no_change_cue_in_a_plain_statement(text):
     assert not has_change_cue(text, any_language=True)
+
+
+def test_another_name_in_the_bullets_slot_is_a_new_value():
+    bullet, fact = "The accountant is Priya Nair", "Priya retired; the new accountant is Tom Hale."
+    assert signals.names_changed(bullet, fact) and not signals.value_changed(bullet, fact)
+    candidates = [Candidate("b", bullet, 0.5), OTHER]
+    assert relations.relate(fact, candidates).kind == relations.NEW
+    got = relations.relate(fact, candidates, policy=CUED)
+    assert (got.kind, got.target) == (relations.UPDATE, "b")
+
+
+@pytest.mark.parametrize("bullet, line, changed", [
+    ("Queens come from Serra Bees in Fundão", "Queens now come from Abelhas do Vale.", True),
+    ("第二篇论文投的是 Nature Energy", "第二篇论文改投 Joule 了。", True),
+    ("Queens come from Serra Bees in Fundão", "Serra Bees queens are still the best.", False),
+    ("Use memory search across all memory files.", "Store durable memories now.", False),   # no names at all
+])
+def test_names_changed(bullet, line, changed):
+    assert signals.names_changed(bullet, line) == changed
+
+
+def test_a_long_run_of_clauses_with_a_new_time_is_not_a_cued_update():
+    # an agent's report that happens to hold another time than the bullet is about more than its value
+    bullet = "Verification passed: build ok, timer enabled for weekday 1pm"
+    fact = ("Mission Control UI update: project reference now offers No reference and Personal; new tasks default "
+            "due time to 17:00 while the rest stays; restarted the service; checked logs; all green")
+    candidates = [Candidate("b", bullet, 0.5), OTHER]
+    assert signals.value_changed(bullet, fact)
+    assert relations.relate(fact, candidates, policy=CUED) == relations.relate(fact, candidates)

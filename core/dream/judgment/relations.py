@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from core.dream.judgment import heads, pair_focus, pools, signals, word_relations
+from core.dream.judgment import heads, pair_focus, persons_lines, pools, signals, word_relations
 from core.dream.judgment.heads import FREE_CLASSES, allowed_classes
 from core.dream.judgment.word_relations import Candidate, Relation   # one shape for both judgments
 from core.dream.judgment.wording import Rarity, anchors, content, stem, stems
@@ -87,7 +87,7 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates), threshold, directions)
     if not overrode or _sibling_pick(fact, choice, candidates):
         return rule
-    if value is not None and signals.value_changed(candidates[choice.index].text, fact) != value:
+    if value is not None and not _value_agrees(candidates[choice.index].text, fact, value):
         return rule
     return _relation(choice, candidates, "the head overrode the rules, ")
 
@@ -108,6 +108,22 @@ def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | N
     if unreadable:
         return pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)}), None
     return None
+
+
+def _value_agrees(bullet: str, fact: str, changed: bool) -> bool:
+    """Whether the fact's values agree with the cue: a change gives the bullet's slot a new value and is
+    a statement of the bullet's size and subject (persons_lines.why_not_replace: a long run of clauses
+    from an agent's log that happens to hold a new time is about more than the bullet's value); a
+    sameness gives it none."""
+    if not changed:
+        return not _new_value(bullet, fact)
+    return _new_value(bullet, fact) and not persons_lines.why_not_replace(fact, bullet)
+
+
+def _new_value(bullet: str, fact: str) -> bool:
+    """The fact gives the bullet's slot a new value: another day, time, date or number of the same unit
+    (signals.value_changed), or another name in it (signals.names_changed)."""
+    return signals.value_changed(bullet, fact) or signals.names_changed(bullet, fact)
 
 
 def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidate]) -> bool:

@@ -215,6 +215,34 @@ def value_changed(bullet: str, line: str) -> bool:
     return any(mine and theirs - mine for mine, theirs in value_slots(values(bullet), values(line)))
 
 
+_CLAUSE_START = re.compile(r"(?:^|[.!?;:—–(\[\"“‘'])\s*$")
+_PLAIN_WORD = re.compile(r"[A-Z][A-Za-z'’-]+")
+
+
+def _names(text: str) -> set[str]:
+    """The names a text states (identifiers, capitalised words, Latin words inside CJK), without a
+    plain capitalised word that only starts a sentence or clause ("Sold the truck", "Store it")."""
+    t = body(text)
+    found = set()
+    for match in _IDENT.finditer(t):
+        word = match.group(0)
+        if _PLAIN_WORD.fullmatch(word) and _CLAUSE_START.search(t[:match.start()]):
+            continue
+        found.add(word.lower())
+    if CJK.search(t):
+        found |= {m.lower() for m in _LATIN_IN_CJK.findall(t)}
+    return found
+
+
+def names_changed(bullet: str, line: str) -> bool:
+    """Each text names something the other does not mention at all: the line puts another name in the
+    bullet's slot ("Queens come from Serra Bees" -> "… from Rainhas do Sul"; "投的是 ACS Energy Letters" ->
+    "改投 Joule"). Language independent: names, not words."""
+    b_lower, l_lower = body(bullet).lower(), body(line).lower()
+    return (any(n not in l_lower for n in _names(bullet))
+            and any(n not in b_lower for n in _names(line)))
+
+
 # ----- a log line's own time stamp ----------------------------------------------------------------
 # "- 14:32 Went through the palette …": the dream's extraction drops such a stamp before it judges a
 # fact (pipeline/extraction.py); a corpus line keeps it, and as a "time" it would read as a new value
