@@ -122,8 +122,9 @@ def _value_agrees(bullet: str, fact: str, changed: bool) -> bool:
 
 def _new_value(bullet: str, fact: str) -> bool:
     """The fact gives the bullet's slot a new value: another day, time, date or number of the same unit
-    (signals.value_changed), or another name in it (signals.names_changed)."""
-    return signals.value_changed(bullet, fact) or signals.names_changed(bullet, fact)
+    (signals.value_changed), or another name in place of the bullet's (signals.names_replaced)."""
+    return signals.value_changed(bullet, fact) or signals.names_replaced(bullet, fact,
+                                                                          persons_lines.names_gone(fact, bullet))
 
 
 def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidate]) -> bool:

@@ -234,13 +234,17 @@ def _names(text: str) -> set[str]:
     return found
 
 
-def names_changed(bullet: str, line: str) -> bool:
-    """Each text names something the other does not mention at all: the line puts another name in the
-    bullet's slot ("Queens come from Serra Bees" -> "… from Rainhas do Sul"; "投的是 ACS Energy Letters" ->
-    "改投 Joule"). Language independent: names, not words."""
+def names_replaced(bullet: str, line: str, gone: frozenset[str] = frozenset()) -> bool:
+    """The line puts another name in the bullet's slot: every name the bullet states is missing from the
+    line or among `gone` (names the line says went: "Priya retired"), and the line states a name the
+    bullet does not ("Queens come from Serra Bees" -> "… now from Abelhas do Vale"; "投的是 ACS Energy
+    Letters" -> "改投 Joule"). Language independent: names, not words. A line that still mentions one of
+    the bullet's names ("the Photos window" / "Rename the photos") is about that thing, not its successor."""
     b_lower, l_lower = body(bullet).lower(), body(line).lower()
-    return (any(n not in l_lower for n in _names(bullet))
-            and any(n not in b_lower for n in _names(line)))
+    mine = _names(bullet)
+    if not mine or any(n in l_lower and n not in gone for n in mine):
+        return False
+    return any(n not in b_lower for n in _names(line))
 
 
 # ----- a log line's own time stamp ----------------------------------------------------------------
