@@ -37,9 +37,10 @@ def foreign_change_cue(text: str) -> bool:
     return bool(_CJK.search(text) or _EUROPEAN.search(text))
 
 
-# "still", "as before", "as usual", "unchanged", "continues to" in the same languages.
+# "still", "as before", "as usual", "unchanged" in the same languages. Not "continue (doing)" (继续,
+# 引き続き): an agent's log says "继续执行" of a step, not of a fact that still holds.
 _SAME_CJK = re.compile("|".join(re.escape(w) for w in (
-    "照常 照旧 仍然 依然 依旧 还是 仍是 一直 继续 不变 没变 同样 一如既往 相変わらず 引き続き 変わらず 여전히 그대로".split())))
+    "照常 照旧 仍然 依然 依旧 还是 仍是 一直 不变 没变 同样 一如既往 相変わらず 変わらず 여전히 그대로".split())))
 _SAME_EUROPEAN = re.compile(
     r"\b(?:immer noch|noch immer|weiterhin|nach wie vor|wie immer|wie gehabt|unverändert|"
     r"sigue|siguen|todavía|aún|como siempre|sin cambios|"

@@ -22,6 +22,7 @@ asks for that only when pools.override_on() (off by default: docs/benchmarks.md 
 """
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from core.dream.judgment import heads, pair_focus, persons_lines, pools, signals, word_relations
@@ -122,9 +123,17 @@ def _value_agrees(bullet: str, fact: str, changed: bool) -> bool:
 
 def _new_value(bullet: str, fact: str) -> bool:
     """The fact gives the bullet's slot a new value: another day, time, date or number of the same unit
-    (signals.value_changed), or another name in place of the bullet's (signals.names_replaced)."""
-    return signals.value_changed(bullet, fact) or signals.names_replaced(bullet, fact,
-                                                                          persons_lines.names_gone(fact, bullet))
+    (signals.value_changed). What stands in brackets does not count: "(16:02 UTC completed)",
+    "(2026-03-05)" say when a line was written or what it refers to, not the value it states. (Another
+    name in the slot was tried too: in agents' logs nearly every pair of lines names different things.)"""
+    return signals.value_changed(_unbracketed(bullet), _unbracketed(fact))
+
+
+_BRACKETED = re.compile(r"\([^()]*\)|（[^（）]*）|\[[^\[\]]*\]")
+
+
+def _unbracketed(text: str) -> str:
+    return _BRACKETED.sub(" ", text)
 
 
 def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidate]) -> bool:

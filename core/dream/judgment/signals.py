@@ -215,38 +215,6 @@ def value_changed(bullet: str, line: str) -> bool:
     return any(mine and theirs - mine for mine, theirs in value_slots(values(bullet), values(line)))
 
 
-_CLAUSE_START = re.compile(r"(?:^|[.!?;:—–(\[\"“‘'])\s*$")
-_PLAIN_WORD = re.compile(r"[A-Z][A-Za-z'’-]+")
-
-
-def _names(text: str) -> set[str]:
-    """The names a text states (identifiers, capitalised words, Latin words inside CJK), without a
-    plain capitalised word that only starts a sentence or clause ("Sold the truck", "Store it")."""
-    t = body(text)
-    found = set()
-    for match in _IDENT.finditer(t):
-        word = match.group(0)
-        if _PLAIN_WORD.fullmatch(word) and _CLAUSE_START.search(t[:match.start()]):
-            continue
-        found.add(word.lower())
-    if CJK.search(t):
-        found |= {m.lower() for m in _LATIN_IN_CJK.findall(t)}
-    return found
-
-
-def names_replaced(bullet: str, line: str, gone: frozenset[str] = frozenset()) -> bool:
-    """The line puts another name in the bullet's slot: every name the bullet states is missing from the
-    line or among `gone` (names the line says went: "Priya retired"), and the line states a name the
-    bullet does not ("Queens come from Serra Bees" -> "… now from Abelhas do Vale"; "投的是 ACS Energy
-    Letters" -> "改投 Joule"). Language independent: names, not words. A line that still mentions one of
-    the bullet's names ("the Photos window" / "Rename the photos") is about that thing, not its successor."""
-    b_lower, l_lower = body(bullet).lower(), body(line).lower()
-    mine = _names(bullet)
-    if not mine or any(n in l_lower and n not in gone for n in mine):
-        return False
-    return any(n not in b_lower for n in _names(line))
-
-
 # ----- a log line's own time stamp ----------------------------------------------------------------
 # "- 14:32 Went through the palette …": the dream's extraction drops such a stamp before it judges a
 # fact (pipeline/extraction.py); a corpus line keeps it, and as a "time" it would read as a new value
