@@ -90,6 +90,7 @@ def test_the_duplicate_switch(monkeypatch):
 def test_a_dream_adds_no_second_line_for_a_chinese_restatement(workspace, monkeypatch, on):
     monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
     monkeypatch.setattr(pools, "UNREAD_DUPLICATES", on)
+    monkeypatch.setattr(pools, "SAME_DUPLICATES", False)      # "还是" is a sameness cue: that path is its own test
     workspace.paths.memory_md.write_bytes("# Memory\n\n## 店里\n- 仓库钥匙在老周那里\n- 营业时间是早上八点到晚上十点\n"
                                           .encode("utf-8"))
     write_log(workspace, "2026-12-04", ["钥匙还是老周拿着，仓库的"])
