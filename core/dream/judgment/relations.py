@@ -22,13 +22,12 @@ asks for that only when pools.override_on() (off by default: docs/benchmarks.md 
 """
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 from core.dream.judgment import heads, pair_focus, persons_lines, pools, signals, word_relations
 from core.dream.judgment.heads import FREE_CLASSES, allowed_classes
 from core.dream.judgment.word_relations import Candidate, Relation   # one shape for both judgments
-from core.dream.judgment.wording import Rarity, anchors, content, stem, stems
+from core.dream.judgment.wording import Rarity, anchors, content, stem, stems, unbracketed
 
 NEW, DUPLICATE, UPDATE, CONFLICT = "new", "duplicate", "update", "conflict"
 _SAYS = {"duplicate": "says the same", "agreement": "agrees with the pinned bullet",
@@ -126,14 +125,7 @@ def _new_value(bullet: str, fact: str) -> bool:
     (signals.value_changed). What stands in brackets does not count: "(16:02 UTC completed)",
     "(2026-03-05)" say when a line was written or what it refers to, not the value it states. (Another
     name in the slot was tried too: in agents' logs nearly every pair of lines names different things.)"""
-    return signals.value_changed(_unbracketed(bullet), _unbracketed(fact))
-
-
-_BRACKETED = re.compile(r"\([^()]*\)|（[^（）]*）|\[[^\[\]]*\]")
-
-
-def _unbracketed(text: str) -> str:
-    return _BRACKETED.sub(" ", text)
+    return signals.value_changed(unbracketed(bullet), unbracketed(fact))
 
 
 def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidate]) -> bool:

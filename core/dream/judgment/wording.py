@@ -95,12 +95,26 @@ def numbers_of(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_BRACKETED = re.compile(r"\([^()]*\)|（[^（）]*）|\[[^\[\]]*\]")
+
+
+def unbracketed(text: str) -> str:
+    """The text without what stands in brackets: "(16:02 UTC completed)", "(2026-03-05)" say when a
+    line was written or what it refers to, not a value it states."""
+    return _BRACKETED.sub(" ", text)
+
+
 def values_of(text: str) -> dict[str, frozenset[str]]:
-    """The values a text states, by type: times, other numbers, weekdays, months, ordinals."""
+    """The values a text states, by type: times, dates, other numbers, weekdays, months, ordinals. An
+    ISO date is one value ("2026-04-16"), not three numbers; what stands in brackets is none."""
+    text = unbracketed(text)
     lower = {stem(w) for w in re.findall(r"[a-z]+", text.lower())}
+    dates = frozenset(_ISO_DATE.findall(text))
     # A ticket's number ("ORCH-1301") names the ticket; it is not a value of the sentence.
-    nums = numbers_of(re.sub(r"\b[A-Z]{2,}-\d+\b", " ", text))
+    nums = numbers_of(re.sub(r"\b[A-Z]{2,}-\d+\b", " ", _ISO_DATE.sub(" ", text)))
     return {"time": frozenset(n for n in nums if _TIME.match(n)),
+            "date": dates,
             "number": frozenset(n for n in nums if not _TIME.match(n)),
             "weekday": frozenset(d for d in WEEKDAYS if d in lower or stem(d) in lower),
             "month": frozenset(m for m in _MONTHS if m in lower or m[:3] in lower),
