@@ -25,7 +25,10 @@ def test_the_corpus_is_as_broad_as_the_issue_asks(corpus):
     assert len(others) >= 3
     assert set(Counter(l.kind for l in lines)) == set(dataset.KINDS)
     assert set(Counter(p.relation for p in pairs)) == set(dataset.RELATIONS)
-    assert all(p.pinned == (p.relation in ("conflict", "agreement")) for p in pairs)
+    # conflict and agreement need a pinned bullet; a pinned bullet is agreed with, broken, or left alone
+    assert all(p.pinned for p in pairs if p.relation in ("conflict", "agreement"))
+    assert all(p.relation in ("conflict", "agreement", "distinct") for p in pairs if p.pinned)
+    assert any(p.pinned and p.relation == "distinct" for p in pairs)
 
 
 def test_no_header_only_table_row_is_left(corpus):

@@ -7,7 +7,9 @@ durable lines and lets fewer transient ones through; docs/benchmarks.md).
 A pair's features: [u, v, |u−v|, u·v] of the two sentence vectors, their cosine, the
 language-independent pair signals, those of the clause of the line that shares the bullet's subject
 and whether the two name different subjects (pair_focus.py), and the hashed n-grams the line has and the bullet lacks
-(what is new in the line: a change word, a new value) and the other way round.
+(what is new in the line: a change word, a new value) and the other way round; and, for a pinned
+bullet only, the rule's polarity crossed with the line's (polarity.py: zeros for a free bullet, so
+they move only the conflict / agreement / distinct decision).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from core.dream.judgment import pair_focus, signals, word_kinds
+from core.dream.judgment import pair_focus, polarity, signals, word_kinds
 
 PAIR_SLOTS = 1024
 Embed = Callable[[list[str]], np.ndarray]
@@ -93,7 +95,8 @@ def pair_features(bullets: Sequence[str], lines: Sequence[str], vb: np.ndarray |
         gb, gl = signals.ngrams(bullet), signals.ngrams(line)
         pin = np.asarray([float(bool(pinned[i])) if pinned is not None else 0.0], dtype=np.float32)
         parts = [pin, signals.pair_signals(bullet, line), pair_focus.focus_signals(bullet, line),
-                 signals.hashed(gl - gb, PAIR_SLOTS), signals.hashed(gb - gl, PAIR_SLOTS)]
+                 signals.hashed(gl - gb, PAIR_SLOTS), signals.hashed(gb - gl, PAIR_SLOTS),
+                 polarity.pair_polarity(bullet, line) * pin[0]]
         if vb is not None and vl is not None:
             u, v = vb[i], vl[i]
             parts = [u, v, np.abs(u - v), u * v, np.asarray([float(u @ v)], dtype=np.float32)] + parts
