@@ -34,6 +34,16 @@ def test_permissions(text):
 
 
 @pytest.mark.parametrize("text", [
+    "You can't push straight to main",
+    "Guests may not smoke indoors",
+    "可能明天要加班",
+    "可是他一直没回消息",
+])
+def test_a_denied_or_unrelated_modal_is_no_permission(text):
+    assert polarity.polarity(text)[1] == 0.0
+
+
+@pytest.mark.parametrize("text", [
     "Always reply to a client within one working day",
     "代码合并前必须有两个人 review",
     "Der Wagen muss abends in die Garage",

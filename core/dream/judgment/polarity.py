@@ -30,9 +30,9 @@ _PROHIBITION = re.compile(
     r"しない|ないこと|禁止|ではいけない|てはいけない|ない$",
     re.IGNORECASE)
 _PERMISSION = re.compile(
-    r"\b(?:can|may|allowed|permitted|fine|ok|okay|"
+    r"\b(?:can(?![’']t|not)|may(?! not)|allowed|permitted|fine|ok|okay|"
     r"darf|dürfen|erlaubt|peut|peuvent|autoris\w*|permis|puede|pueden|permitido|se permite|può|pode|permitido)\b"
-    r"|可以|允许|准许|没事|没关系|无所谓|てもいい|てもよい|可",
+    r"|可以|允许|准许|没事|没关系|无所谓|てもいい|てもよい|可(?![能是惜爱怕见靠])",
     re.IGNORECASE)
 _OBLIGATION = re.compile(
     r"\b(?:always|must|have to|has to|need to|needs to|required|every|all|only|"
