@@ -50,6 +50,7 @@ def update_recall(path: Path, way: str = "rules") -> tuple[int, int, list[str]]:
 
     cosine = Similarity(default_embedder().embed_batch).score
     pairs = update_pairs(path)
+    decided = _ways()[way]
     missed = [qid for qid, old, new in pairs
-              if relate(new, [Candidate("old", old, cosine(new, old))], **_ways()[way]).kind != UPDATE]
+              if relate(new, [Candidate("old", old, cosine(new, old))], **decided).kind != UPDATE]
     return len(pairs) - len(missed), len(pairs), missed

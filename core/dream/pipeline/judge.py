@@ -12,8 +12,9 @@ find them.
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from core.dream.judgment import heads, persons_lines, pools, relations, restate, word_relations
 from core.dream.pipeline.material import Fact
@@ -72,8 +73,9 @@ def _closest_in_meaning(text: str, live: list[Entry], count: int) -> list[Entry]
     cosines = heads.meaning_cosines(text, [e.text for e in live])
     if cosines is None:
         return []
-    order = sorted(range(len(live)), key=lambda i: -float(cosines[i]))
-    return [live[i] for i in order[:count]]
+    # one vectorised sort per fact (a first dream relates thousands of facts to thousands of bullets);
+    # stable, so equal cosines keep the memory's order as before
+    return [live[i] for i in np.argsort(-cosines, kind="stable")[:count]]
 
 
 def judge(fact: Fact, memory: WorkingMemory, score, rarity: Rarity, learned: bool = False,
