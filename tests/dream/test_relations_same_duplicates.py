@@ -8,6 +8,8 @@ import pytest
 from core.dream.judgment import pools, relations
 from core.dream.judgment.relations import Candidate
 from core.dream.judgment.word_relations import has_sameness_cue
+from tests.dream.test_relations_unread import KEYS_MEMORY, KEYS_NOW, KEYS_RESTATED
+from tests.support.dreamkit import proposed_additions
 
 SAME = pools.HeadPolicy(same_duplicates=True)
 OTHER = Candidate("x", "The car is parked in the back lot", 0.2)
@@ -53,18 +55,8 @@ def test_the_switch(monkeypatch):
 
 @pytest.mark.parametrize("on", [True, False])
 def test_a_dream_adds_no_second_line_for_a_restatement_that_says_it_still_holds(workspace, monkeypatch, on):
-    import datetime as dt
-
-    from core.dream.pipeline.consolidator import run_dream
-    from tests.support.dreamkit import write_log
-
     monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
     monkeypatch.setattr(pools, "UNREAD_DUPLICATES", False)    # only the sameness path may find it
     monkeypatch.setattr(pools, "SAME_DUPLICATES", on)
-    workspace.paths.memory_md.write_bytes("# Memory\n\n## 店里\n- 仓库钥匙在老周那里\n- 营业时间是早上八点到晚上十点\n"
-                                          .encode("utf-8"))
-    write_log(workspace, "2026-12-04", ["钥匙还是老周拿着，仓库的"])
-    proposal = run_dream(workspace, None, now=dt.datetime(2026, 12, 5, 22, tzinfo=dt.timezone.utc),
-                         apply=False).proposal
-    added = [c for c in (proposal.changes if proposal is not None else []) if c.kind == "add"]
+    added = proposed_additions(workspace, KEYS_MEMORY, "2026-12-04", [KEYS_RESTATED], KEYS_NOW)
     assert (added == []) is on, added

@@ -7,11 +7,10 @@ import pytest
 
 import datetime as dt
 
-from tests.support.dreamkit import write_log
+from tests.support.dreamkit import proposed_additions
 
 from core.dream.judgment import pools, relations
 from core.dream.judgment.relations import Candidate
-from core.dream.pipeline.consolidator import run_dream
 
 OTHER = Candidate("x", "营业时间是早上八点到晚上十点", 0.3)
 
@@ -86,15 +85,16 @@ def test_the_duplicate_switch(monkeypatch):
     assert not pools.unread_duplicates_on()
 
 
+# A shop's memory and a Chinese restatement of one of its bullets (also used by the sameness test).
+KEYS_MEMORY = "# Memory\n\n## 店里\n- 仓库钥匙在老周那里\n- 营业时间是早上八点到晚上十点\n"
+KEYS_RESTATED = "钥匙还是老周拿着，仓库的"
+KEYS_NOW = dt.datetime(2026, 12, 5, 22, tzinfo=dt.timezone.utc)
+
+
 @pytest.mark.parametrize("on", [True, False])
 def test_a_dream_adds_no_second_line_for_a_chinese_restatement(workspace, monkeypatch, on):
     monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
     monkeypatch.setattr(pools, "UNREAD_DUPLICATES", on)
     monkeypatch.setattr(pools, "SAME_DUPLICATES", False)      # "还是" is a sameness cue: that path is its own test
-    workspace.paths.memory_md.write_bytes("# Memory\n\n## 店里\n- 仓库钥匙在老周那里\n- 营业时间是早上八点到晚上十点\n"
-                                          .encode("utf-8"))
-    write_log(workspace, "2026-12-04", ["钥匙还是老周拿着，仓库的"])
-    proposal = run_dream(workspace, None, now=dt.datetime(2026, 12, 5, 22, tzinfo=dt.timezone.utc),
-                         apply=False).proposal
-    added = [c for c in (proposal.changes if proposal is not None else []) if c.kind == "add"]
+    added = proposed_additions(workspace, KEYS_MEMORY, "2026-12-04", [KEYS_RESTATED], KEYS_NOW)
     assert (added == []) is on, added

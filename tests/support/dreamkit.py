@@ -60,6 +60,16 @@ def write_log(ws, day: str, facts: list[str], *, mtime: float | None = None, flu
     return refs
 
 
+def proposed_additions(ws, memory: str, day: str, facts: list[str], now: dt.datetime) -> list:
+    """The "add" changes one dream (not applied) proposes for `facts` logged on `day` against `memory`."""
+    from core.dream.pipeline.consolidator import run_dream
+
+    ws.paths.memory_md.write_bytes(memory.encode("utf-8"))
+    write_log(ws, day, facts)
+    proposal = run_dream(ws, None, now=now, apply=False).proposal
+    return [c for c in (proposal.changes if proposal is not None else []) if c.kind == "add"]
+
+
 def golden_workspace(ws) -> None:
     for day, facts in GOLDEN_LOGS.items():
         write_log(ws, day, facts, mtime=dt.datetime.fromisoformat(day + "T20:00:00+00:00").timestamp())
