@@ -34,7 +34,7 @@ import re
 
 from core.dream.judgment import signals, word_relations
 from core.dream.judgment.similarity import words
-from core.dream.judgment.wording import anchors, stem
+from core.dream.judgment.wording import CUE_WORDS, ENGLISH, anchors, stem
 from core.store.memory_md import strip_comments
 
 COVER = 0.14
@@ -55,7 +55,11 @@ def _text(line: str) -> str:
 # Identifiers: code spans, paths, URLs, e-mail addresses, dotted or dashed names ("db-stg-02.internal",
 # "/root/.openclaw/workspace", "openai-codex/gpt-5.3"). They are values a line holds, not its subject,
 # and split into words they would make a path "share" the subject of any line about the same tool.
-_IDENTIFIER = re.compile(r"`[^`]*`|\S*[/\\@]\S*|\S+\.[A-Za-z]\w*\S*|\S*\w[-_]\w\S*")
+# An identifier ends at a space and at CJK script or punctuation, which need no space before them
+# ("06:30-14:00、17:00-21:00，每周一店休" holds two ranges and then the line's subject).
+_NOT_SPACE = r"[^\s\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"
+_IDENTIFIER = re.compile(rf"`[^`]*`|{_NOT_SPACE}*[/\\@]{_NOT_SPACE}*|{_NOT_SPACE}+\.[A-Za-z]\w*{_NOT_SPACE}*|"
+                         rf"{_NOT_SPACE}*\w[-_]\w{_NOT_SPACE}*")
 
 
 def content_words(text: str) -> frozenset[str]:
@@ -82,6 +86,33 @@ def names_gone(fact: str, line: str) -> frozenset[str]:
     if not gone:
         return frozenset()
     return gone & {n for a in anchors(line) if not a[:1].isdigit() for n in (a, stem(a))}
+
+
+# How much of the bullet's slot (its content words that are not names) a fact must hold to name it.
+SLOT_COVER = 0.5
+
+
+def _names(text: str) -> frozenset[str]:
+    """Names a text holds (signals.values: capitalised, mixed-case or numbered words, Latin words in
+    CJK), without the English function and change words a sentence may start with ("The", "Switched")."""
+    return frozenset(n for n in signals.values(text)["names"]
+                     if n not in ENGLISH and stem(n) not in CUE_WORDS and not n.isdigit())
+
+
+def slot_renamed(bullet: str, fact: str) -> bool:
+    """The fact puts another name in the bullet's slot: a name of the bullet is gone from it, it names
+    one the bullet lacks, and it holds at least SLOT_COVER of the bullet's slot (its content words
+    but the names gone) ("CAT tool: Trados Studio 2022" / "memoQ 11 is my main CAT tool now"; "Head
+    nurse Inés Roca makes the rota" / "Carla Peiró is head nurse from Monday"). Two lines about the
+    same named thing ("Dave asked to redo the Photos edit window" / "Dave approved: rename the Dropbox
+    photos") keep its name; two about different things share no slot."""
+    low_bullet, low_fact = bullet.lower(), fact.lower()
+    gone = {n for n in _names(bullet) if n not in low_fact}
+    new = {n for n in _names(fact) if n not in low_bullet}
+    if not gone or not new:
+        return False
+    slot = content_words(bullet) - {stem(n) for n in gone} - gone
+    return bool(slot) and len(slot & content_words(fact)) / len(slot) >= SLOT_COVER
 
 
 def clauses(text: str) -> int:

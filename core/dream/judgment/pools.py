@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -217,6 +217,11 @@ def judged_row(classes: Sequence[str], row, related: float, pinned: bool, restat
     if pinned and restates:
         mass = {c: (1.0 if c == "agreement" else 0.0) for c in mass}
     return Judged(mass, float(related), pinned, restates, own)
+
+
+def set_aside(j: Judged) -> Judged:
+    """The view of a candidate the policy rules out for this fact: another fact, whatever the head says."""
+    return replace(j, mass={c: (1.0 if c == "distinct" else 0.0) for c in j.mass}, related=0.0)
 
 
 def choose(judged: Sequence[Judged]) -> Choice:

@@ -84,10 +84,16 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
         return rule
     threshold, directions, value = allowed
     index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
-    choice, overrode = pools.combine(rule.kind, index, _views(fact, candidates), threshold, directions)
+    views = _views(fact, candidates)
+    if value is not None:
+        # A cue's override may only land on a bullet whose values agree with the cue: the head's
+        # surest update among those, not its surest overall ("店休改成每周二" is an update of the line
+        # that says which day the shop closes, though the head is a little surer of a line about
+        # which days the butcher delivers, whose slot the fact does not cover).
+        views = [view if _value_agrees(c.text, fact, value) and not _sibling(c.text, fact) else pools.set_aside(view)
+                 for c, view in zip(candidates, views)]
+    choice, overrode = pools.combine(rule.kind, index, views, threshold, directions)
     if not overrode or _sibling_pick(fact, choice, candidates):
-        return rule
-    if value is not None and not _value_agrees(candidates[choice.index].text, fact, value):
         return rule
     return _relation(choice, candidates, "the head overrode the rules, ")
 
@@ -125,7 +131,8 @@ def _new_value(bullet: str, fact: str) -> bool:
     (signals.value_changed). What stands in brackets does not count: "(16:02 UTC completed)",
     "(2026-03-05)" say when a line was written or what it refers to, not the value it states. (Another
     name in the slot was tried too: in agents' logs nearly every pair of lines names different things.)"""
-    return signals.value_changed(unbracketed(bullet), unbracketed(fact))
+    bullet, fact = unbracketed(bullet), unbracketed(fact)
+    return signals.value_changed(bullet, fact) or persons_lines.slot_renamed(bullet, fact)
 
 
 def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidate]) -> bool:
@@ -136,7 +143,10 @@ def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidat
     units, times and how rare the shared words are) decide."""
     if choice.index is None or choice.kind not in (DUPLICATE, UPDATE):
         return False
-    bullet = candidates[choice.index].text
+    return _sibling(candidates[choice.index].text, fact)
+
+
+def _sibling(bullet: str, fact: str) -> bool:
     return signals.numbered_siblings(bullet, fact) or pair_focus.another_subject(bullet, fact)
 
 

@@ -18,7 +18,14 @@ from core.dream.judgment.similarity import CJK, CJK_CHARS
 
 HASH_SLOTS = 2048
 
-_NUMBER_UNIT = re.compile(r"(\d+(?:[.,:]\d+)*)\s*([%€$£¥]|[^\W\d_]{1,6}|[\u4e00-\u9fff])?", re.UNICODE)
+# A number and its unit: a currency sign before it ("€42", "$ 1,200"), else what follows it: a sign, a
+# Latin word's first letters ("15 min", "3 lines") or ONE CJK character ("14元一碗" is 14 of 元: a CJK
+# word has no spaces to end it, so more characters would make "元了" and "元一碗" two units).
+_CJK_LETTER = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_NUMBER_UNIT = re.compile(
+    r"(?P<sign>[€$£¥￥])\s?(?P<signed>\d+(?:[.,:]\d+)*)|"
+    rf"(?P<number>\d+(?:[.,:]\d+)*)\s*(?P<unit>[%€$£¥￥]|[^\W\d_{_CJK_LETTER}]{{1,6}}|[{_CJK_LETTER}])?",
+    re.UNICODE)
 _TIME = re.compile(r"\b\d{1,2}[:.h]\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b|[上下]午\s*\d{1,2}\s*[点時时]|\d{1,2}\s*[点時时](?:半|\d+分)?",
                    re.IGNORECASE)
 _DATE = re.compile(r"\b\d{1,4}[/-]\d{1,2}(?:[/-]\d{1,4})?\b|\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{1,2}月|"
@@ -79,8 +86,9 @@ def hashed(grams, slots: int = HASH_SLOTS) -> np.ndarray:
 def values(text: str) -> dict[str, set[str]]:
     t = body(text)
     numbers: dict[str, set[str]] = {}
-    for number, unit in _NUMBER_UNIT.findall(t):
-        numbers.setdefault((unit or "").lower(), set()).add(number.replace(",", "."))
+    for match in _NUMBER_UNIT.finditer(t):
+        number, unit = match["signed"] or match["number"], match["sign"] or match["unit"] or ""
+        numbers.setdefault(unit.replace("￥", "¥").lower(), set()).add(number.replace(",", "."))
     names = {m.lower() for m in _IDENT.findall(t)}
     if CJK.search(t):
         names |= {m.lower() for m in _LATIN_IN_CJK.findall(t)}
@@ -200,11 +208,14 @@ def numbered_siblings(a: str, b: str) -> bool:
 
 def value_slots(a: dict, b: dict):
     """(a's values, b's values) of each kind of value `a` (values() of one text) may state: its times,
-    days and dates, then its numbers of each unit beside b's numbers of that unit."""
+    days and dates, then its numbers of each unit beside b's numbers of that unit. Where b states no
+    number of a unit, its bare numbers stand in ("涨到 4,500" beside "月薪 4,200 元": a sentence names
+    the unit once, or not at all when the subject makes it plain); a clock time is no bare number."""
     for kind in ("times", "days", "dates"):
         yield a[kind], b[kind]
+    bare = {n for n in b["units"].get("", set()) if ":" not in n}
     for unit, numbers in a["units"].items():
-        yield numbers, b["units"].get(unit, set())
+        yield numbers, b["units"].get(unit) or (bare if unit else b["units"].get("", set()))
 
 
 def value_changed(bullet: str, line: str) -> bool:
