@@ -80,14 +80,15 @@ def test_with_the_override_on_a_chinese_line_keeps_the_overrides_directions():
 
 def test_the_duplicate_switch(monkeypatch):
     monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
-    assert pools.unread_duplicates_on() == pools.UNREAD_DUPLICATES
+    assert pools.HeadPolicy.of_process(True).unread_duplicates == pools.UNREAD_DUPLICATES
     monkeypatch.setenv("REVERIE_DREAM_RELATIONS", "rules")
-    assert not pools.unread_duplicates_on()
+    assert not pools.HeadPolicy.of_process(True).unread_duplicates
 
 
 # A shop's memory and a Chinese restatement of one of its bullets (also used by the sameness test).
 KEYS_MEMORY = "# Memory\n\n## 店里\n- 仓库钥匙在老周那里\n- 营业时间是早上八点到晚上十点\n"
 KEYS_RESTATED = "钥匙还是老周拿着，仓库的"
+HOURS_RESTATED = "店里早上八点开，晚上十点关"      # no sameness cue: only the unread path can find it
 KEYS_NOW = dt.datetime(2026, 12, 5, 22, tzinfo=dt.timezone.utc)
 
 
@@ -96,5 +97,5 @@ def test_a_dream_adds_no_second_line_for_a_chinese_restatement(workspace, monkey
     monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
     monkeypatch.setattr(pools, "UNREAD_DUPLICATES", on)
     monkeypatch.setattr(pools, "SAME_DUPLICATES", False)      # "还是" is a sameness cue: that path is its own test
-    added = proposed_additions(workspace, KEYS_MEMORY, "2026-12-04", [KEYS_RESTATED], KEYS_NOW)
+    added = proposed_additions(workspace, KEYS_MEMORY, "2026-12-04", [HOURS_RESTATED], KEYS_NOW)
     assert (added == []) is on, added

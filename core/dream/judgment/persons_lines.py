@@ -92,11 +92,26 @@ def names_gone(fact: str, line: str) -> frozenset[str]:
 SLOT_COVER = 0.5
 
 
+# A capitalised word in any Latin script ("Peiró", "Inés", "Ibáñez": signals' names are ASCII).
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-ZÀ-ÖØ-Þ][^\W\d_]+")
+_FIRST_WORD = re.compile(r"[^\w]*([^\W\d_]+)")
+_TITLE = re.compile(r"(?<![\w])([A-ZÀ-Þ][^\W\d_]{0,3})\.(?=\s+[A-ZÀ-Þ])")
+
+
 def _names(text: str) -> frozenset[str]:
-    """Names a text holds (signals.values: capitalised, mixed-case or numbered words, Latin words in
-    CJK), without the English function and change words a sentence may start with ("The", "Switched")."""
-    return frozenset(n for n in signals.values(text)["names"]
-                     if n not in ENGLISH and stem(n) not in CUE_WORDS and not n.isdigit())
+    """Names a text holds (signals.values: mixed-case or numbered words, Latin words in CJK; and any
+    capitalised word), without English function and change words. The first word counts only when
+    its case says it is a name ("memoQ", "CAT"): a sentence starts with a capital in every language
+    ("Spends every August …", "Comme chaque année …")."""
+    body = signals.body(text)
+    found = set(signals.values(body)["names"]) | {m.lower() for m in _CAPITALISED.findall(body)}
+    first = _FIRST_WORD.match(body)
+    if first and first.group(1)[1:].islower():
+        found.discard(first.group(1).lower())
+    # A weekday is a value of its own kind (signals.value_changed reads it in every language), and a
+    # title ("Dr.", "Mrs.", "Sra.") stands before a name, it is none.
+    found -= {m.lower() for m in _TITLE.findall(body)} | {d.lower() for d in signals.weekday_names(body)}
+    return frozenset(n for n in found if n not in ENGLISH and stem(n) not in CUE_WORDS and not n.isdigit())
 
 
 def slot_renamed(bullet: str, fact: str) -> bool:

@@ -27,7 +27,7 @@ from typing import Sequence
 from core.dream.judgment import heads, pair_focus, persons_lines, pools, signals, word_relations
 from core.dream.judgment.heads import FREE_CLASSES, allowed_classes
 from core.dream.judgment.word_relations import Candidate, Relation   # one shape for both judgments
-from core.dream.judgment.wording import Rarity, anchors, content, stem, stems, unbracketed
+from core.dream.judgment.wording import Rarity, anchors, content, foreign, stem, stems, unbracketed
 
 NEW, DUPLICATE, UPDATE, CONFLICT = "new", "duplicate", "update", "conflict"
 _SAYS = {"duplicate": "says the same", "agreement": "agrees with the pinned bullet",
@@ -82,7 +82,7 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     allowed = _head_may(fact, policy)
     if allowed is None or not candidates:
         return rule
-    threshold, directions, value = allowed
+    threshold, directions, value, near = allowed
     index = next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
     views = _views(fact, candidates)
     if value is not None:
@@ -90,29 +90,35 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
         # surest update among those, not its surest overall ("店休改成每周二" is an update of the line
         # that says which day the shop closes, though the head is a little surer of a line about
         # which days the butcher delivers, whose slot the fact does not cover).
-        views = [view if _value_agrees(c.text, fact, value) and not _sibling(c.text, fact) else pools.set_aside(view)
-                 for c, view in zip(candidates, views)]
+        meaning = heads.meaning_cosines(fact, [c.text for c in candidates]) if near else None
+        views = [view if _value_agrees(c.text, fact, value) and not _sibling(c.text, fact)
+                 and (meaning is None or meaning[i] >= near) else pools.set_aside(view)
+                 for i, (c, view) in enumerate(zip(candidates, views))]
     choice, overrode = pools.combine(rule.kind, index, views, threshold, directions)
     if not overrode or _sibling_pick(fact, choice, candidates):
         return rule
     return _relation(choice, candidates, "the head overrode the rules, ")
 
 
-def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | None, bool | None] | None:
+def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | None, bool | None, float] | None:
     """(threshold, directions, whether the bullet's slot must get a new value: True for a change, False
-    for a sameness, None either way) of the head's override of the rules for this fact (directions None:
-    any), or None when the policy leaves this fact to the rules."""
+    for a sameness, None either way; the least cosine under the heads' sentence model a bullet needs,
+    0 for any) of the head's override of the rules for this fact (directions None: any), or None when
+    the policy leaves this fact to the rules."""
     unreadable = (policy.unread or policy.unread_duplicates) and signals.rules_unread(fact)
     if unreadable and policy.unread:
-        return pools.OVERRIDE, None, None
+        return pools.OVERRIDE, None, None, 0.0
     if policy.everywhere:
-        return pools.OVERRIDE, pools.DREAM_CHANGES, None
-    if policy.cued_updates and word_relations.has_change_cue(fact, any_language=True):
-        return pools.OVERRIDE, pools.CUED_CHANGES, True
-    if policy.same_duplicates and word_relations.has_sameness_cue(fact, any_language=True):
-        return pools.SAME_DUPLICATE_P, pools.SAME_CHANGES, False
+        return pools.OVERRIDE, pools.DREAM_CHANGES, None, 0.0
+    cued = word_relations.has_change_cue(fact, any_language=True)
+    if policy.cued_updates and cued:
+        return pools.OVERRIDE, pools.CUED_CHANGES, True, 0.0
+    if policy.same_duplicates and not cued and word_relations.has_sameness_cue(fact, any_language=True):
+        return pools.SAME_DUPLICATE_P, pools.SAME_CHANGES, False, 0.0
     if unreadable:
-        return pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)}), None
+        return pools.UNREAD_DUPLICATE_P, frozenset({(NEW, DUPLICATE)}), None, 0.0
+    if policy.plain_duplicates and not cued and not signals.rules_unread(fact):
+        return pools.PLAIN_DUPLICATE_P, pools.PLAIN_CHANGES, False, pools.PLAIN_DUPLICATE_MEANING
     return None
 
 
@@ -147,7 +153,10 @@ def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidat
 
 
 def _sibling(bullet: str, fact: str) -> bool:
-    return signals.numbered_siblings(bullet, fact) or pair_focus.another_subject(bullet, fact)
+    # The word in the subject's place is compared only within one language: "Nóminas con …" and
+    # "Payroll by …" put different words there for one subject.
+    return signals.numbered_siblings(bullet, fact) or (
+        foreign(bullet) == foreign(fact) and pair_focus.another_subject(bullet, fact))
 
 
 def _relation(choice: pools.Choice, candidates: Sequence[Candidate], why: str) -> Relation:

@@ -35,7 +35,7 @@ _DATE = re.compile(r"\b\d{1,4}[/-]\d{1,2}(?:[/-]\d{1,4})?\b|\d{1,2}\s*月\s*\d{1
 _DAY = re.compile(r"\b(?:mon|tue|wed|thu|fri|sat|sun)(?:day|sday|s|nesday|rsday|urday)?s?\b|"
                   r"\b(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|"
                   r"vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo|lunedì|martedì|"
-                  r"mercoledì|giovedì|venerdì|sabato|segunda|terça|quarta|quinta|sexta)\b|"
+                  r"mercoledì|giovedì|venerdì|sabato|segunda|terça|quarta|quinta|sexta)s?\b|"
                   r"(?:周|星期|礼拜)[一二三四五六日天]|[月火水木金土日]曜", re.IGNORECASE)
 _IDENT = re.compile(r"[A-Za-z][\w.+#-]*\d[\w.+-]*|[A-Za-z]+[_./-][\w./-]+|\b[a-z]+[A-Z]\w*|\b[A-Z][A-Za-z'’-]+\b")
 _LATIN_IN_CJK = re.compile(r"[A-Za-z][\w.+#-]*")
@@ -44,6 +44,30 @@ _NEGATION = re.compile(r"\b(?:not|no|never|none|nothing|nobody|without|nicht|kei
                        r"sans|nunca|sin|nada|non|mai|senza|não|nem)\b|n['’]t\b|[不没沒别別勿禁無无莫未]|ない|ません|ず",
                        re.IGNORECASE)
 _MARKER = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|\[[^\]]{1,20}\]\s*)+")
+
+
+# Each weekday's names in the languages _DAY reads, by the day's number (Monday 1): "sábados",
+# "samedi", "Saturdays", "周六", "土曜" are one day, so a restatement in another language keeps its value.
+_WEEKDAYS = {
+    1: "mon montag lundi lunes lunedì segunda 一 月", 2: "tue dienstag mardi martes martedì terça 二 火",
+    3: "wed mittwoch mercredi miércoles mercoledì quarta 三 水", 4: "thu donnerstag jeudi jueves giovedì quinta 四 木",
+    5: "fri freitag vendredi viernes venerdì sexta 五 金", 6: "sat samstag samedi sábado sabato 六 土",
+    7: "sun sonntag dimanche domingo 日 天"}
+_DAY_NUMBER = {name: day for day, names in _WEEKDAYS.items() for name in names.split()}
+
+
+def weekday_names(text: str) -> list[str]:
+    """The weekday names a text holds, as written."""
+    return _DAY.findall(text)
+
+
+def weekday(name: str) -> str:
+    """The number of the weekday a matched name (_DAY) says, as text; the name itself if unknown."""
+    low = name.lower()
+    for key in (low, low.rstrip("s"), low[:3], low[-1:], low[:1]):
+        if key in _DAY_NUMBER:
+            return str(_DAY_NUMBER[key])
+    return low[:3]
 
 
 def body(text: str) -> str:
@@ -96,7 +120,7 @@ def values(text: str) -> dict[str, set[str]]:
             "units": numbers,
             "times": {m.lower().replace(" ", "") for m in _TIME.findall(t)},
             "dates": {m.lower().replace(" ", "") for m in _DATE.findall(t)},
-            "days": {m.lower()[:3] for m in _DAY.findall(t)},
+            "days": {weekday(m) for m in _DAY.findall(t)},
             "names": names}
 
 
