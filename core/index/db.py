@@ -15,9 +15,10 @@ Each connection is closed by the thread that uses it, never under it: Python's
 sqlite3 crashes the process (a NULL dereference) when one thread closes a connection
 while another thread is inside a statement on it. A connection belongs to the
 thread state that opened it (a Python thread, or one task of a Qt pool thread,
-whose thread state ends with the task); it is closed when that thread state ends,
-or at its next `conn()` once the database is closed. `close()` itself closes only
-its own thread's connection and those whose thread state has ended.
+whose thread state ends with the task); it is closed once that thread state has ended,
+or by the thread itself at its next `conn()` once the database is closed. `close()`
+closes only its own thread's connection and those whose thread state has ended
+(so do later `conn()` calls that open a connection).
 """
 from __future__ import annotations
 
@@ -75,8 +76,8 @@ _MIGRATIONS: dict[int, str] = {
 
 
 class _Owner:
-    """Kept in the opening thread's thread-local storage: released when that thread state ends,
-    which closes the thread's connection there, on its own thread (see `Database._forget`)."""
+    """Kept in the opening thread's thread-local storage, so a dead weak reference to it says that
+    thread state has ended (a Python thread exited, a pool task returned): its connection is free."""
 
     __slots__ = ("__weakref__",)
 
@@ -101,15 +102,25 @@ class Database:
                 self._forget(conn)      # this thread's own: nothing else runs a statement on it
             raise IndexError_(f"the search index {self.path} is closed")
         if conn is None:
+            self._close_orphans()
             conn = self._open()
             owner = _Owner()
             with self._all_lock:
-                self._all[conn] = weakref.ref(owner, lambda _ref, conn=conn: self._forget(conn))
+                self._all[conn] = weakref.ref(owner)
                 closed = self._closed
             self._local.conn, self._local.owner = conn, owner
             if closed:                  # closed while this one opened
                 return self.conn()
         return conn
+
+    def _close_orphans(self) -> list[sqlite3.Connection]:
+        """Close the connections whose thread state has ended (nobody can be in a statement on them).
+        Not from the ending thread itself: Python is tearing that thread state down then."""
+        with self._all_lock:
+            orphans = [conn for conn, owner in self._all.items() if owner() is None]
+        for conn in orphans:
+            self._forget(conn)
+        return orphans
 
     def _forget(self, conn: sqlite3.Connection) -> None:
         with self._all_lock:
@@ -154,10 +165,10 @@ class Database:
         mine = getattr(self._local, "conn", None)
         with self._all_lock:
             self._closed = True
-            done = [conn for conn, owner in self._all.items() if conn is mine or owner() is None]
         self._local.conn = None
-        for conn in done:
-            self._forget(conn)
+        if mine is not None:
+            self._forget(mine)
+        self._close_orphans()
 
     # ----- schema ----------------------------------------------------------------------------
     def _migrate(self) -> None:
