@@ -141,11 +141,6 @@ class Database:
                               f"delete it and it will be rebuilt from the files") from exc
         return conn
 
-    def open_connections(self) -> int:
-        """Connections not closed yet: those of threads still running after `close()` included."""
-        with self._all_lock:
-            return len(self._all)
-
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One transaction as the process's only writer."""
