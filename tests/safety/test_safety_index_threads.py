@@ -25,10 +25,12 @@ import threading
 from pathlib import Path
 
 inside, release = threading.Event(), threading.Event()
-threading.Timer(2.0, release.set).start()        # in case the close waits for the statement itself
 
 def hold():
     inside.set()
+    fallback = threading.Timer(2.0, release.set)   # in case the close waits for the statement itself
+    fallback.daemon = True
+    fallback.start()
     release.wait(30)
     return "first"
 
@@ -105,6 +107,42 @@ print("stopped in time:", stopped, "| drained:", drained, "| job:", outcome[0],
 """
 
 
+MAIN_WINDOW_CLOSED_DURING_A_REINDEX = HELD_WRITE + """
+from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtWidgets import QApplication
+from core.workspace import Workspace
+from desktop.main_window import MainWindow
+
+app = QApplication([])
+QCoreApplication.setOrganizationName("ReverieTests")
+QCoreApplication.setApplicationName("reverie-tests-child")
+for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+    QSettings.setPath(fmt, QSettings.Scope.UserScope, sys.argv[1] + "/qsettings")
+Workspace.create(Path(sys.argv[1]) / "ws").close()
+win = MainWindow(qsettings=QSettings(), controller_options={"schedule": False, "watch": False, "index": False})
+win.show()
+assert win.open_workspace(Path(sys.argv[1]) / "ws")
+ws = win.controller.ws
+ws.keyword_only_index()
+ws.sync_index()
+path = ws.index.db.path
+outcome = []
+
+def reindex(ctx):
+    try:
+        outcome.append(write_two_rows(ws.index.db))
+    except Exception as exc:
+        outcome.append(f"failed: {type(exc).__name__}: {exc}")
+
+win.controller.submit(reindex, name="reindex")
+assert inside.wait(30)
+win.close()                     # quitting waits about a second for jobs, then closes the workspace
+release.set()
+for _ in range(50):             # the controller's deleteLater: its pool waits for the job
+    app.processEvents()
+print("closed:", win.controller is None, "| job:", outcome[0], "| rows:", rows_written(path))
+"""
+
 def run_child(script: str, tmp_path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(script), str(tmp_path)], capture_output=True,
                           text=True, timeout=120, env=python_env(QT_QPA_PLATFORM="offscreen"))
@@ -124,3 +162,9 @@ def test_a_window_closed_during_a_reindex_lets_the_reindex_finish_and_calls_noth
     # and nothing was called back into the closed controller.
     assert done.stdout.strip() == ("stopped in time: False | drained: True | job: committed "
                                    "| delivered after close: [] | rows: ['first', 'second']")
+
+
+def test_the_main_window_closed_during_a_reindex_quits_cleanly(tmp_path):
+    done = run_child(MAIN_WINDOW_CLOSED_DURING_A_REINDEX, tmp_path)
+    assert done.returncode == 0, f"the process died (rc {done.returncode}): {done.stderr[-2000:]}"
+    assert done.stdout.strip() == "closed: True | job: committed | rows: ['first', 'second']"
