@@ -131,9 +131,9 @@ class _Relay:
     Held only by the runner's ledger, so all of it (the function's closure, the result) is
     released on the main thread; the pool thread drops its own references before it reports."""
 
-    def __init__(self, runner: "TaskRunner", handle: "TaskHandle", fn: Callable[["TaskContext"], Any],
+    def __init__(self, ledger: "_Ledger", handle: "TaskHandle", fn: Callable[["TaskContext"], Any],
                  callbacks: dict[str, Callback]):
-        self.runner = runner
+        self.ledger = ledger          # not the runner: an entry never keeps its runner alive
         self.handle = handle
         self.fn = fn
         self.callbacks = callbacks
@@ -141,7 +141,7 @@ class _Relay:
 
     def _call(self, name: str, *args) -> None:
         callback = self.callbacks.get(name)
-        if callback is None or self.runner.closed:
+        if callback is None or self.ledger.closed:
             return
         try:
             callback(*args)
@@ -160,6 +160,7 @@ class _Ledger:
         self.entries: dict[int, _Relay] = {}
         self.executing: set[int] = set()        # submitted, function not returned (or never to start)
         self.started: set[int] = set()          # taken by a pool thread
+        self.closed = False                     # the runner shut down: nothing is called back any more
 
     def take(self, task_id: int) -> Callable[[TaskContext], Any] | None:
         """The function, for the pool thread to call; the entry keeps its own reference to it."""
@@ -248,10 +249,13 @@ class TaskRunner(QObject):
         self._emitter.started.connect(self._on_started, Qt.ConnectionType.QueuedConnection)
         self._emitter.progress.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)
         self._emitter.returned.connect(self._on_returned, Qt.ConnectionType.QueuedConnection)
-        self.closed = False
         self._ids = itertools.count(1)
         self._ledger = _Ledger()
         _RUNNERS.add(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._ledger.closed
 
     def submit(self, fn: Callable[[TaskContext], Any], *, name: str = "task", on_started: Callback = None,
                on_progress: Callback = None, on_finished: Callback = None, on_failed: Callback = None,
@@ -259,7 +263,7 @@ class TaskRunner(QObject):
         if self.closed:
             raise RuntimeError("the task runner has shut down")
         handle = TaskHandle(next(self._ids), name, token or CancelToken())
-        relay = _Relay(self, handle, fn, {"on_started": on_started, "on_progress": on_progress,
+        relay = _Relay(self._ledger, handle, fn, {"on_started": on_started, "on_progress": on_progress,
                                           "on_finished": on_finished, "on_failed": on_failed})
         with self._ledger.lock:
             self._ledger.entries[handle.id] = relay
@@ -323,11 +327,14 @@ class TaskRunner(QObject):
         self.cancel_all("the app is quitting")
         self.pool.clear()             # tasks still queued never start
         stopped = self.wait(timeout_s)
-        self.closed = True
         with self._ledger.lock:
             ledger = self._ledger
+            ledger.closed = True
             still = ledger.started & ledger.executing        # taken by a pool thread, not returned
             ledger.executing &= still                        # the ones clear() removed never start
             dropped = [ledger.entries.pop(i) for i in list(ledger.entries) if i not in still]
+            for i in still & ledger.entries.keys():         # never called now: let go of what they hold
+                dropped.append(ledger.entries[i].callbacks)
+                ledger.entries[i].callbacks = {}
         del dropped                   # released here, on the main thread
         return stopped
