@@ -141,6 +141,11 @@ class Database:
                               f"delete it and it will be rebuilt from the files") from exc
         return conn
 
+    def open_connections(self) -> int:
+        """Connections not closed yet (a thread's own, and those waiting to be swept)."""
+        with self._all_lock:
+            return len(self._all)
+
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One transaction as the process's only writer."""

@@ -168,3 +168,24 @@ def test_the_main_window_closed_during_a_reindex_quits_cleanly(tmp_path):
     done = run_child(MAIN_WINDOW_CLOSED_DURING_A_REINDEX, tmp_path)
     assert done.returncode == 0, f"the process died (rc {done.returncode}): {done.stderr[-2000:]}"
     assert done.stdout.strip() == "closed: True | job: committed | rows: ['first', 'second']"
+
+
+def test_pool_tasks_do_not_pile_up_connections(qapp, tmp_path):
+    """A Qt pool thread's Python thread state ends with each task, and with it the task's thread-local
+    connection: the next connection opened closes those (before, each of them stayed open until the
+    index closed, a file handle per search or status refresh of the app)."""
+    from PySide6.QtCore import QThreadPool
+
+    from core.index.db import Database
+
+    db = Database(tmp_path / "index.db")
+    pool = QThreadPool()
+    pool.setMaxThreadCount(2)
+    try:
+        for _ in range(20):
+            pool.start(lambda: db.conn().execute("SELECT count(*) FROM meta").fetchone())
+        assert pool.waitForDone(30_000)
+        assert db.open_connections() <= 3           # this thread's and at most one per pool thread
+    finally:
+        db.close()
+    assert db.open_connections() == 0
