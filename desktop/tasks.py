@@ -6,9 +6,15 @@
 The function runs on a QThreadPool thread and gets a `TaskContext`: its CancelToken,
 `ctx.progress(value)` to report (which also raises `Cancelled` once the task is
 cancelled, so a pipeline's progress callback doubles as its cancellation point) and
-`ctx.check()`. The callbacks always run on the main thread: each task's signals
-go to a relay QObject that lives there, so a queued connection carries them over.
+`ctx.check()`. The callbacks always run on the main thread: a task reports by its id
+through the runner's one emitter, and a queued connection carries that to the runner.
 Widgets are therefore only ever touched from the main thread.
+
+Ownership: no Qt object is made per task, and everything a task brings (its function
+and closure, its callbacks, its result or exception) is held by the runner's ledger and
+released on the main thread when the task settles; the pool thread keeps no reference
+past its report. (A per-task QObject, or a closure holding the controller, released on a
+pool thread would be destroyed there while the main thread handles events.)
 
 `shutdown()` cancels everything, waits for the pool, and drops any result still
 queued, so quitting during a job never calls back into a window being destroyed.
@@ -20,6 +26,7 @@ not exit, and kill a worker thread, in the middle of a write.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import sys
 import threading
@@ -29,7 +36,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, Qt, QThread, QThreadPool, Signal, Slot
 from shiboken6 import isValid
 
 from core.cancel import CancelToken, Cancelled, JobContext
@@ -106,49 +113,72 @@ class TaskContext(JobContext):
     """What a task function sees: its cancel token and a progress channel (core.cancel.JobContext)."""
 
 
-class _Signals(QObject):
-    started = Signal()
-    progress = Signal(object)
-    finished = Signal(object)
-    failed = Signal(object)
+class _Emitter(QObject):
+    """The one sender of a runner's task signals: a child of the runner, living on the main thread.
+
+    Signals carry the task's id, never a per-task QObject: a QObject made for one task is
+    destroyed wherever its last reference goes, and a pool thread may hold that reference
+    (Qt forbids destroying an object outside its thread while its own thread handles events)."""
+
+    started = Signal(int)
+    progress = Signal(int, object)
+    returned = Signal(int)
 
 
-class _Relay(QObject):
-    """Lives on the main thread; its slots run there and call the caller's callbacks."""
+class _Relay:
+    """What the main thread keeps of one task until it is settled: its function, callbacks and outcome.
 
-    def __init__(self, runner: "TaskRunner", handle: "TaskHandle", callbacks: dict[str, Callback]):
-        super().__init__()
-        self.runner = runner
+    Held only by the runner's ledger, so all of it (the function's closure, the result) is
+    released on the main thread; the pool thread drops its own references before it reports."""
+
+    def __init__(self, ledger: "_Ledger", handle: "TaskHandle", fn: Callable[["TaskContext"], Any],
+                 callbacks: dict[str, Callback]):
+        self.ledger = ledger          # not the runner: an entry never keeps its runner alive
         self.handle = handle
+        self.fn = fn
         self.callbacks = callbacks
+        self.outcome: tuple[str, Any] | None = None     # ("on_finished", result) or ("on_failed", exc)
 
     def _call(self, name: str, *args) -> None:
         callback = self.callbacks.get(name)
-        if callback is None or self.runner.closed:
+        if callback is None or self.ledger.closed:
             return
         try:
             callback(*args)
         except Exception:   # a bug in a callback must not take the event loop down
             traceback.print_exc(file=sys.stderr)
 
-    @Slot()
-    def on_started(self) -> None:
-        self._call("on_started")
 
-    @Slot(object)
-    def on_progress(self, value) -> None:
-        if not self.handle.done:
-            self._call("on_progress", value)
+class _Ledger:
+    """The runner's tasks, shared with the pool threads: plain Python under one lock, no Qt object.
 
-    @Slot(object)
-    def on_finished(self, result) -> None:
-        self.runner._settle(self.handle)
-        self._call("on_finished", result)
+    A pool thread takes a task's function from here and puts its outcome back; only the main
+    thread removes entries."""
 
-    @Slot(object)
-    def on_failed(self, error) -> None:
-        self.runner._settle(self.handle)
-        self._call("on_failed", error)
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.entries: dict[int, _Relay] = {}
+        self.executing: set[int] = set()        # submitted, function not returned (or never to start)
+        self.started: set[int] = set()          # taken by a pool thread
+        self.closed = False                     # the runner shut down: nothing is called back any more
+
+    def take(self, task_id: int) -> Callable[[TaskContext], Any] | None:
+        """The function, for the pool thread to call; the entry keeps its own reference to it."""
+        with self.lock:
+            self.started.add(task_id)
+            entry = self.entries.get(task_id)
+            return entry.fn if entry is not None else None
+
+    def deposit(self, task_id: int, outcome: tuple[str, Any]) -> None:
+        with self.lock:
+            entry = self.entries.get(task_id)
+            if entry is not None:
+                entry.outcome = outcome
+
+    def returned(self, task_id: int) -> None:
+        with self.lock:
+            self.executing.discard(task_id)
+            self.started.discard(task_id)
 
 
 @dataclass
@@ -167,33 +197,41 @@ class TaskHandle:
         return self.token.cancelled
 
 
+def _outcome(fn: Callable[[TaskContext], Any] | None, handle: TaskHandle, emitter: _Emitter) -> tuple[str, Any]:
+    """Run the task function on this pool thread: ("on_finished", result) or ("on_failed", exception)."""
+    try:
+        if fn is None or handle.token.cancelled:
+            raise Cancelled(handle.token.reason or "cancelled before it started")
+        emitter.started.emit(handle.id)
+        return "on_finished", fn(TaskContext(handle.token, functools.partial(emitter.progress.emit, handle.id)))
+    except BaseException as exc:   # noqa: BLE001 - every failure is reported to the caller
+        if not isinstance(exc, Exception):
+            exc = RuntimeError(f"{type(exc).__name__} in task {handle.name}")
+        return "on_failed", exc
+
+
 class _Task(QRunnable):
-    def __init__(self, fn: Callable[[TaskContext], Any], handle: TaskHandle, signals: _Signals,
-                 finished_running: Callable[[TaskHandle], None]):
+    """Deleted by the pool on its thread after it ran (autoDelete), so it holds nothing that must
+    die on the main thread: the task's id and handle, the ledger and the runner's emitter."""
+
+    def __init__(self, handle: TaskHandle, ledger: _Ledger, emitter: _Emitter):
         super().__init__()
-        self.setAutoDelete(False)   # the runner keeps the Python object alive until it settles
-        self.fn = fn
+        self.setAutoDelete(True)
         self.handle = handle
-        self.signals = signals
-        self.finished_running = finished_running
+        self.ledger = ledger
+        self.emitter = emitter
 
     def run(self) -> None:
-        handle = self.handle
+        handle, ledger = self.handle, self.ledger
         handle.running.set()
         try:
-            if handle.token.cancelled:
-                raise Cancelled(handle.token.reason or "cancelled before it started")
-            self.signals.started.emit()
-            result = self.fn(TaskContext(handle.token, self.signals.progress.emit))
-        except BaseException as exc:   # noqa: BLE001 - every failure is reported to the caller
-            if not isinstance(exc, Exception):
-                exc = RuntimeError(f"{type(exc).__name__} in task {handle.name}")
-            self.signals.failed.emit(exc)
-        else:
-            self.signals.finished.emit(result)
+            # One statement: the function and its result are references of this frame only while
+            # the call runs; afterwards the ledger's entry (released on the main thread) holds them.
+            ledger.deposit(handle.id, _outcome(ledger.take(handle.id), handle, self.emitter))
         finally:
             handle.running.clear()
-            self.finished_running(handle)
+            ledger.returned(handle.id)
+            self.emitter.returned.emit(handle.id)
 
 
 class TaskRunner(QObject):
@@ -205,12 +243,19 @@ class TaskRunner(QObject):
         # must never wait behind a dream and an index build.
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(max_threads)
-        self.closed = False
+        # Made after the pool: children are destroyed in order, and the pool's destructor waits for
+        # its tasks, so the emitter outlives every task that could emit on it.
+        self._emitter = _Emitter(self)
+        self._emitter.started.connect(self._on_started, Qt.ConnectionType.QueuedConnection)
+        self._emitter.progress.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)
+        self._emitter.returned.connect(self._on_returned, Qt.ConnectionType.QueuedConnection)
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._live: dict[int, tuple[TaskHandle, _Task, _Relay]] = {}
-        self._executing: set[int] = set()
+        self._ledger = _Ledger()
         _RUNNERS.add(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._ledger.closed
 
     def submit(self, fn: Callable[[TaskContext], Any], *, name: str = "task", on_started: Callback = None,
                on_progress: Callback = None, on_finished: Callback = None, on_failed: Callback = None,
@@ -218,38 +263,53 @@ class TaskRunner(QObject):
         if self.closed:
             raise RuntimeError("the task runner has shut down")
         handle = TaskHandle(next(self._ids), name, token or CancelToken())
-        relay = _Relay(self, handle, {"on_started": on_started, "on_progress": on_progress,
-                                      "on_finished": on_finished, "on_failed": on_failed})
-        signals = _Signals()
-        signals.started.connect(relay.on_started)
-        signals.progress.connect(relay.on_progress)
-        signals.finished.connect(relay.on_finished)
-        signals.failed.connect(relay.on_failed)
-        task = _Task(fn, handle, signals, self._done_running)
-        with self._lock:
-            self._live[handle.id] = (handle, task, relay)
-            self._executing.add(handle.id)
-        self.pool.start(task)
+        relay = _Relay(self._ledger, handle, fn, {"on_started": on_started, "on_progress": on_progress,
+                                          "on_finished": on_finished, "on_failed": on_failed})
+        with self._ledger.lock:
+            self._ledger.entries[handle.id] = relay
+            self._ledger.executing.add(handle.id)
+        self.pool.start(_Task(handle, self._ledger, self._emitter))
         return handle
 
-    def _done_running(self, handle: TaskHandle) -> None:   # on the worker thread
-        with self._lock:
-            self._executing.discard(handle.id)
+    # ----- on the main thread: the emitter's queued signals ----------------------------------------
+    def _entry(self, task_id: int) -> _Relay | None:
+        with self._ledger.lock:
+            return self._ledger.entries.get(task_id)
 
-    def _settle(self, handle: TaskHandle) -> None:         # on the main thread
-        handle.done = True
-        with self._lock:
-            self._live.pop(handle.id, None)
+    @Slot(int)
+    def _on_started(self, task_id: int) -> None:
+        relay = self._entry(task_id)
+        if relay is not None:
+            relay._call("on_started")
 
+    @Slot(int, object)
+    def _on_progress(self, task_id: int, value) -> None:
+        relay = self._entry(task_id)
+        if relay is not None and not relay.handle.done:
+            relay._call("on_progress", value)
+
+    @Slot(int)
+    def _on_returned(self, task_id: int) -> None:
+        with self._ledger.lock:
+            relay = self._ledger.entries.pop(task_id, None)
+        if relay is None:
+            return
+        relay.handle.done = True
+        if relay.outcome is not None:
+            name, value = relay.outcome
+            relay._call(name, value)
+
+    # ----- state -------------------------------------------------------------------------------
     def active(self) -> list[TaskHandle]:
         """Tasks whose function has not returned yet."""
-        with self._lock:
-            return [self._live[i][0] for i in self._executing if i in self._live]
+        with self._ledger.lock:
+            entries = self._ledger.entries
+            return [entries[i].handle for i in self._ledger.executing if i in entries]
 
     def pending(self) -> list[TaskHandle]:
         """Tasks not settled on the main thread yet (running, or their result still queued)."""
-        with self._lock:
-            return [entry[0] for entry in self._live.values()]
+        with self._ledger.lock:
+            return [entry.handle for entry in self._ledger.entries.values()]
 
     def cancel_all(self, reason: str = "cancelled") -> None:
         for handle in self.pending():
@@ -260,12 +320,21 @@ class TaskRunner(QObject):
         return self.pool.waitForDone(int(timeout_s * 1000))
 
     def shutdown(self, timeout_s: float = 10.0) -> bool:
-        """Cancel every task, wait for them, and drop results not delivered yet. True when all stopped."""
+        """Cancel every task, wait for them, and drop results not delivered yet. True when all stopped.
+
+        A task still running at the deadline keeps its entry, so its function and result are still
+        released on the main thread once it returns (nothing is called back: the runner is closed)."""
         self.cancel_all("the app is quitting")
         self.pool.clear()             # tasks still queued never start
         stopped = self.wait(timeout_s)
-        self.closed = True
-        with self._lock:
-            self._live.clear()
-            self._executing.clear()   # includes tasks the clear() above removed before they started
+        with self._ledger.lock:
+            ledger = self._ledger
+            ledger.closed = True
+            still = ledger.started & ledger.executing        # taken by a pool thread, not returned
+            ledger.executing &= still                        # the ones clear() removed never start
+            dropped = [ledger.entries.pop(i) for i in list(ledger.entries) if i not in still]
+            for i in still & ledger.entries.keys():         # never called now: let go of what they hold
+                dropped.append(ledger.entries[i].callbacks)
+                ledger.entries[i].callbacks = {}
+        del dropped                   # released here, on the main thread
         return stopped

@@ -10,11 +10,21 @@ One connection per thread (sqlite3 objects are not shared across threads);
 writes from every thread of the process go through one lock, so there is one
 writer at a time, and WAL lets readers answer while it writes. Another process
 writing the same database waits on SQLite's busy timeout.
+
+Each connection is closed by the thread that uses it, never under it: Python's
+sqlite3 crashes the process (a NULL dereference) when one thread closes a connection
+while another thread is inside a statement on it. A connection belongs to the
+thread state that opened it (a Python thread, or one task of a Qt pool thread,
+whose thread state ends with the task); it is closed once that thread state has ended,
+or by the thread itself at its next `conn()` once the database is closed. `close()`
+closes only its own thread's connection and those whose thread state has ended
+(so do later `conn()` calls that open a connection).
 """
 from __future__ import annotations
 
 import sqlite3
 import threading
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -65,12 +75,19 @@ _MIGRATIONS: dict[int, str] = {
 }
 
 
+class _Owner:
+    """Kept in the opening thread's thread-local storage, so a dead weak reference to it says that
+    thread state has ended (a Python thread exited, a pool task returned): its connection is free."""
+
+    __slots__ = ("__weakref__",)
+
+
 class Database:
     def __init__(self, path: Path):
         self.path = path
         self.write_lock = threading.RLock()
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        self._all: dict[sqlite3.Connection, weakref.ref] = {}    # connection -> its owner, while open
         self._all_lock = threading.Lock()
         self._closed = False
         checked_path(path)      # its folders made, never through a link (.reverie/ is the workspace's own)
@@ -78,15 +95,40 @@ class Database:
 
     # ----- connections -----------------------------------------------------------------------
     def conn(self) -> sqlite3.Connection:
-        if self._closed:
-            raise IndexError_(f"the search index {self.path} is closed")
         conn = getattr(self._local, "conn", None)
+        if self._closed:
+            if conn is not None:
+                self._local.conn = None
+                self._forget(conn)      # this thread's own: nothing else runs a statement on it
+            raise IndexError_(f"the search index {self.path} is closed")
         if conn is None:
+            self._close_orphans()
             conn = self._open()
-            self._local.conn = conn
+            owner = _Owner()
             with self._all_lock:
-                self._all.append(conn)
+                self._all[conn] = weakref.ref(owner)
+                closed = self._closed
+            self._local.conn, self._local.owner = conn, owner
+            if closed:                  # closed while this one opened
+                return self.conn()
         return conn
+
+    def _close_orphans(self) -> list[sqlite3.Connection]:
+        """Close the connections whose thread state has ended (nobody can be in a statement on them).
+        Not from the ending thread itself: Python is tearing that thread state down then."""
+        with self._all_lock:
+            orphans = [conn for conn, owner in self._all.items() if owner() is None]
+        for conn in orphans:
+            self._forget(conn)
+        return orphans
+
+    def _forget(self, conn: sqlite3.Connection) -> None:
+        with self._all_lock:
+            self._all.pop(conn, None)
+        try:
+            conn.close()
+        except sqlite3.Error:
+            pass
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -98,6 +140,11 @@ class Database:
             raise IndexError_(f"cannot open the search index {self.path} ({exc}); "
                               f"delete it and it will be rebuilt from the files") from exc
         return conn
+
+    def open_connections(self) -> int:
+        """Connections not closed yet (a thread's own, and those waiting to be swept)."""
+        with self._all_lock:
+            return len(self._all)
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -113,14 +160,15 @@ class Database:
             conn.execute("COMMIT")
 
     def close(self) -> None:
+        """No new statements from now on. This thread's connection, and those whose thread state has
+        ended, are closed now; one another thread may be using is closed by that thread (`conn()`)."""
+        mine = getattr(self._local, "conn", None)
         with self._all_lock:
             self._closed = True
-            for conn in self._all:
-                try:
-                    conn.close()
-                except sqlite3.Error:
-                    pass
-            self._all.clear()
+        self._local.conn = None
+        if mine is not None:
+            self._forget(mine)
+        self._close_orphans()
 
     # ----- schema ----------------------------------------------------------------------------
     def _migrate(self) -> None:

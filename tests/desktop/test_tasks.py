@@ -166,3 +166,57 @@ def test_stopping_one_window_leaves_other_runners_and_threads_alone(qtbot):
         other_thread.quit()
         assert other_thread.wait(5000)
         assert other_runner.shutdown(5)
+
+
+class Released:
+    """Records the thread its last reference was dropped on."""
+
+    def __init__(self, name: str, where: dict):
+        self.name, self.where = name, where
+
+    def __del__(self):
+        self.where[self.name] = "main" if threading.current_thread() is threading.main_thread() else "pool"
+
+
+def test_a_tasks_function_and_result_are_released_on_the_main_thread_once_it_settles(qtbot, runner):
+    """Nothing a task brings (its closure, which may hold the controller; its result or exception)
+    is kept for the runner's life or dropped on a pool thread, where Qt objects it reaches would be
+    destroyed outside their thread. (PySide's pool kept every QRunnable handed to it, with its closure
+    and its per-task QObject, for as long as the runner lived.)"""
+    where, got = {}, []
+
+    def submit_pair():
+        def works(ctx, held=Released("closure", where)):
+            return Released("result", where)
+
+        def fails(ctx, held=Released("failing closure", where)):
+            local = Released("failing task's local", where)   # noqa: F841 - kept alive by the traceback
+            raise CoreError("no")
+        runner.submit(works, on_finished=lambda result: got.append(result.name))
+        runner.submit(fails, on_failed=lambda exc: got.append(str(exc)))
+    submit_pair()
+    qtbot.waitUntil(lambda: len(got) == 2)
+    assert runner.wait(5)
+    qtbot.waitUntil(lambda: not runner.pending())
+    assert where == {"closure": "main", "result": "main", "failing closure": "main",
+                     "failing task's local": "main"}
+
+
+def test_shutdown_during_a_task_releases_it_on_the_main_thread_when_it_returns(qtbot, qapp):
+    runner = TaskRunner()
+    where, delivered = {}, []
+    entered, release = threading.Event(), threading.Event()
+
+    def job(ctx, held=Released("closure", where)):
+        entered.set()
+        release.wait(30)                       # ignores cancel, as a model load does
+        return Released("result", where)
+    runner.submit(job, on_finished=delivered.append, on_failed=delivered.append)
+    del job
+    assert entered.wait(10)
+    assert not runner.shutdown(0.1) and runner.closed
+    assert [h.name for h in runner.active()] == ["task"]
+    release.set()
+    assert runner.wait(10)
+    qtbot.waitUntil(lambda: len(where) == 2)
+    assert where == {"closure": "main", "result": "main"} and delivered == [] and not runner.pending()
