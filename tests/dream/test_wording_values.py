@@ -1,8 +1,11 @@
 """The values the word rules read in a line (wording.values_of): an ISO date is one value, not three
-numbers, and what stands in brackets is when the line was written, not a value it states."""
+numbers, and what stands in brackets is when the line was written, not a value it states. And which
+lines they read as written in another language (wording.foreign)."""
 from __future__ import annotations
 
-from core.dream.judgment import word_relations
+import pytest
+
+from core.dream.judgment import relations, word_relations, wording
 from core.dream.judgment.relations import Candidate
 from core.dream.judgment.wording import Rarity, unbracketed, values_of
 
@@ -30,3 +33,21 @@ def test_a_log_stamp_in_brackets_is_no_new_value_of_the_bullet():
 def test_a_new_date_of_the_same_slot_is_still_read():
     got_old, got_new = values_of("The exam is on 2027-05-03"), values_of("The exam moved to 2027-05-10")
     assert got_old["date"] != got_new["date"]
+
+
+@pytest.mark.parametrize("text, other", [
+    ("Nóminas con Gestoría Ribas, se pagan el 27", True),
+    ("Noël à Porto chez son frère Rui, comme chaque année", True),
+    ("Las urgencias fuera de horario van al hospital", True),
+    ("Call the plumber about the leak before Friday", False),
+    ("Figures: matplotlib, PDF out", False),
+])
+def test_a_short_line_in_another_language_is_read_as_foreign(text, other):
+    # a short line has few function words: "con" / "se" / "chez" / "à" count among them
+    assert wording.foreign(text) is other
+
+
+def test_the_rules_read_a_short_restatement_in_another_language_as_the_same_names_and_numbers():
+    bullet, fact = "Payroll by Gestoría Ribas, paid on the 27th", "Nóminas con Gestoría Ribas, se pagan el 27"
+    got = relations.relate(fact, [Candidate("b", bullet, 0.35)])
+    assert (got.kind, got.target) == (relations.DUPLICATE, "b")

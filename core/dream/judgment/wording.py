@@ -21,7 +21,8 @@ should must do does than then so also only every each all any into out up after 
 _OTHER_FUNCTION_WORDS = frozenset("""la le les el los las il lo gli di del della der die das den dem und ist sind est et
 y e en het een van met zijn une un una uno sont nicht non pas que che per por para avec mit von dans sur ich wir je
 nous elle ein eine einen jedes jeden muy più molto sehr des du au aux ce cette ces qui ou où mais pour zu im auf
-nel nella alla sono questo esta este estos lo da dei delle geen niet ook voor als bij naar ab ni más""".split())
+nel nella alla sono questo esta este estos lo da dei delle geen niet ook voor als bij naar ab ni más
+con se sus à chez ses leur vom zum zur beim auch oder com dos nei""".split())
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
