@@ -84,3 +84,14 @@ def test_a_long_run_of_clauses_with_a_new_time_is_not_a_cued_update():
     candidates = [Candidate("b", bullet, 0.5), OTHER]
     assert signals.value_changed(bullet, fact)
     assert relations.relate(fact, candidates, policy=CUED) == relations.relate(fact, candidates)
+
+
+@pytest.mark.parametrize("durable, overrides", [(0.9, True), (pools.CUED_DURABLE_P - 0.01, False)])
+def test_a_cued_update_needs_a_fact_the_kind_head_finds_lasting(monkeypatch, durable, overrides):
+    # status lines the rules let through ("✅ Added 4 new …", "Step 3 unblocked: new … validated") carry
+    # cues and new numbers too; the kind head (fixed here) finds them unlikely to last
+    monkeypatch.setattr(relations, "_durable_probability", lambda _fact: durable)
+    candidates = [Candidate("b", "周会在周一上午", 0.6), OTHER]
+    got = relations.relate("以后周会改到周三下午", candidates, policy=CUED)
+    assert (got.kind == relations.UPDATE) is overrides
+    assert relations.relate("以后周会改到周三下午", candidates).kind != relations.UPDATE

@@ -112,6 +112,8 @@ def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | N
         return pools.OVERRIDE, pools.DREAM_CHANGES, None, 0.0
     cued = word_relations.has_change_cue(fact, any_language=True)
     if policy.cued_updates and cued:
+        if _durable_probability(fact) < pools.CUED_DURABLE_P:
+            return None
         return pools.OVERRIDE, pools.CUED_CHANGES, True, 0.0
     if policy.same_duplicates and not cued and word_relations.has_sameness_cue(fact, any_language=True):
         return pools.SAME_DUPLICATE_P, pools.SAME_CHANGES, False, 0.0
@@ -120,6 +122,11 @@ def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | N
     if policy.plain_duplicates and not cued and not signals.rules_unread(fact):
         return pools.PLAIN_DUPLICATE_P, pools.PLAIN_CHANGES, False, pools.PLAIN_DUPLICATE_MEANING
     return None
+
+
+def _durable_probability(fact: str) -> float:
+    classes, probs = heads.kind_probabilities([fact])
+    return float(probs[0][list(classes).index("durable")])
 
 
 def _value_agrees(bullet: str, fact: str, changed: bool) -> bool:
