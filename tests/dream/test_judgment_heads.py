@@ -347,3 +347,22 @@ def test_the_veto_rule_is_read_off_the_lines_where_the_veto_decides():
     assert judgment_kinds.chosen_veto(read) == 0.85
     assert at["0.85"]["transient_leak"] == 0.0       # the status line, p 0.92
     assert "veto rule" in judgment_kinds.report(judgment_kinds.table(truth, texts, probs, classes), read)
+
+
+def test_the_gate_weighs_pinned_pairs_so_a_reported_act_is_not_turned_away_from_its_pin(tmp_path, monkeypatch):
+    """A line that breaks or keeps a pin shares few of its words; the gate learns the corpus' pinned
+    pairs at PINNED_GATE_WEIGHT, so it finds them more related than at weight 1."""
+    from core.dream.judgment import train
+
+    _small_corpus(tmp_path)
+    data = train.build(None, tmp_path)
+    rows = np.ones(len(data.pairs), dtype=bool)
+    pinned = data.pair_real & data.pinned
+
+    def related_of_pins(weight):
+        monkeypatch.setattr(train, "PINNED_GATE_WEIGHT", weight)
+        _head, gate = train.fit_relations(data, rows, None)
+        return gate.probabilities(data.pair_x[pinned])[:, gate.classes.index("related")].mean()
+
+    assert train.PINNED_GATE_WEIGHT > 1
+    assert related_of_pins(train.PINNED_GATE_WEIGHT) > related_of_pins(1.0) + 0.01

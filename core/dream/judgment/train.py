@@ -38,6 +38,11 @@ NEIGHBOURS_UNRELATED = False
 # consolidation cases ("Seedlings from Maple Lane instead of Koru" / "Buys seedlings from Koru"): in one
 # domain the closest line is often about the same thing. Measured, then left off.
 NEAR_MISSES = False
+# A line that breaks or keeps a pin often shares few words with it: it reports the act, not the rule
+# ("上台前一个小时跟乐迷喝了两杯" against "演出前两小时不许喝酒"). At weight 1 the gate turned away 36 such
+# pairs (leave one domain out); weighing the corpus' pinned pairs this much in the gate's training keeps
+# more of them, for fewer unrelated lines turned away from a pin (docs/benchmarks.md gives both figures).
+PINNED_GATE_WEIGHT = 3.0
 
 
 @dataclass
@@ -143,7 +148,9 @@ def fit_relations(data: Data, rows: np.ndarray, model: str | None) -> tuple[Head
     head = fit(data.pair_x[real], data.pair_y[real], RELATION_C, model or "",
                np.where(neighbour[real], NEIGHBOUR_WEIGHT, 1.0))
     related = data.pair_real & ~(neighbour if NEIGHBOURS_UNRELATED else np.zeros_like(neighbour))
-    gate = fit(data.pair_x[rows], np.where(related[rows], "related", "unrelated"), RELATED_C, model or "")
+    weight = np.where(data.pair_real & data.pinned, PINNED_GATE_WEIGHT, 1.0)
+    gate = fit(data.pair_x[rows], np.where(related[rows], "related", "unrelated"), RELATED_C, model or "",
+               weight[rows])
     return head, gate
 
 
