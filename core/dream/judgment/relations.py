@@ -71,10 +71,14 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     the head's answer may replace the rules': everywhere in the directions the corpus trusts, at
     pools.OVERRIDE; for a line the rules cannot read (signals.rules_unread) in any direction at
     OVERRIDE, or only as a duplicate at pools.UNREAD_DUPLICATE_P; for a line with a change cue the
-    rules see (word_relations.has_change_cue, in any language of change_cues.py), only as an update
-    at OVERRIDE that also gives the bullet's slot a new value (signals.value_changed); for a line
+    rules see (word_relations.has_change_cue, in any language of change_cues.py) and the kind head
+    finds likely to last (pools.CUED_DURABLE_P), only as an update at OVERRIDE that gives the bullet's
+    slot a new value (_new_value: another day, time, date, number of its unit, or name); for a line
     with a sameness cue ("still", "照常"), only as a duplicate at pools.SAME_DUPLICATE_P that gives
-    the bullet no new value."""
+    the bullet no new value; for any other line the rules read and call new, only as a duplicate at
+    pools.PLAIN_DUPLICATE_P of a bullet with no new value and near in meaning
+    (pools.PLAIN_DUPLICATE_MEANING). On the value paths the head chooses among the bullets whose
+    values agree."""
     if learned:
         return _relation(pools.choose(_views(fact, candidates)), candidates, "")
     old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
