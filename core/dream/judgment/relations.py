@@ -146,8 +146,9 @@ def _value_agrees(bullet: str, fact: str, changed: bool) -> bool:
 def _new_value(bullet: str, fact: str) -> bool:
     """The fact gives the bullet's slot a new value: another day, time, date or number of the same unit
     (signals.value_changed). What stands in brackets does not count: "(16:02 UTC completed)",
-    "(2026-03-05)" say when a line was written or what it refers to, not the value it states. (Another
-    name in the slot was tried too: in agents' logs nearly every pair of lines names different things.)"""
+    "(2026-03-05)" say when a line was written or what it refers to, not the value it states. Another
+    name counts only in the bullet's own slot (persons_lines.slot_renamed): any other name was tried,
+    and in agents' logs nearly every pair of lines names different things."""
     bullet, fact = unbracketed(bullet), unbracketed(fact)
     return signals.value_changed(bullet, fact) or persons_lines.slot_renamed(bullet, fact)
 
