@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from core.dream.judgment import heads, signals, word_kinds
+from core.dream.judgment import arbiter, heads, pools, signals, word_kinds
 from core.secrets import holds_secret
 
 DURABLE, TRANSIENT, ONE_OFF, SECRET = "durable", "transient", "one-off", "secret"
@@ -154,14 +154,18 @@ def judge_both(text: str, rule: FactKind, row, classes: Sequence[str], veto_p: f
     return rule if best is None else _learned(classes[best], float(row[best]))
 
 
-def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequence[str] = ()) -> list[FactKind]:
+def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequence[str] = (),
+                        arbitrated: bool | None = None) -> list[FactKind]:
     """The rules' kind, or the learned head's where the rules say durable and the head is sure it is not
-    (judge_both). A fact that says word for word what a bullet of MEMORY.md (`kept`) says is never held
-    back by the head: the memory itself already records it as lasting."""
+    (judge_both) — or, with the learned arbiter (`arbitrated`, by default pools.arbiter_on()), its
+    decision on every line the scanner and the to-do marker leave open. A fact that says word for word
+    what a bullet of MEMORY.md (`kept`) says is never held back by the head: the memory itself already
+    records it as lasting."""
     out = [FactKind(k.kind, k.reason, k.score) for k in map(word_kinds.classify_fact, texts)]
     known = {_same_words(t) for t in kept}
     fresh = [i for i, t in enumerate(texts) if _same_words(t) not in known]
-    ask = [i for i in fresh if needs_head(texts[i], out[i])]
+    use_arbiter = pools.arbiter_on() if arbitrated is None else arbitrated
+    ask = [i for i in fresh if (_open(texts[i], out[i]) if use_arbiter else needs_head(texts[i], out[i]))]
     rows: dict[int, object] = {}
     if ask:
         classes, probs = heads.kind_probabilities([texts[i] for i in ask])
@@ -169,8 +173,32 @@ def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequ
     else:
         classes = ()
     for i in fresh:
-        out[i] = judge_both(texts[i], out[i], rows.get(i), classes, veto_p)
+        decided = _arbitrated(texts[i], out[i], rows[i], classes) if use_arbiter and i in rows else None
+        out[i] = decided or judge_both(texts[i], out[i], rows.get(i), classes, veto_p)
     return out
+
+
+def _open(text: str, rule: FactKind) -> bool:
+    """A line the arbiter decides: one the rules find durable or cannot read, that neither the secret
+    scanner nor an explicit to-do marker has decided. Where the rules hold a line they read back (a
+    status, an event), they stand: on the arbiter's cases they are right there 0.85 of the time."""
+    return rule.kind != SECRET and not marked_todo(text) and (rule.kind == DURABLE or signals.rules_unread(text))
+
+
+def _arbitrated(text: str, rule: FactKind, row, classes: Sequence[str]) -> FactKind | None:
+    """The arbiter's kind for a line the rules judged `rule`: durable when it finds the line lasting,
+    else the rules' own kind or, where they said durable, the head's likeliest other kind. None when
+    no arbiter is shipped."""
+    keep = arbiter.lasting(text, rule.kind, row, classes)
+    if keep is None:
+        return None
+    durable = list(classes).index(DURABLE)
+    if keep:
+        return rule if rule.kind == DURABLE else FactKind(DURABLE, "", float(row[durable]))
+    if rule.kind != DURABLE:
+        return rule
+    best = max((i for i in range(len(classes)) if i != durable and classes[i] != SECRET), key=lambda i: float(row[i]))
+    return _learned(classes[best], float(row[best]))
 
 
 def classify_fact(text: str, learned: bool = False) -> FactKind:

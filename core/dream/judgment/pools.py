@@ -149,6 +149,12 @@ PLAIN_DUPLICATE_MEANING = 0.7
 PLAIN_CHANGES = frozenset({(NEW, DUPLICATE)})
 
 
+def arbiter_on() -> bool:
+    """Whether "both" asks the learned arbiter (arbiter.py) where the rules and the heads disagree, in
+    this process. REVERIE_DREAM_ARBITER=off: the hand-set paths below, for a measurement against them."""
+    return os.environ.get("REVERIE_DREAM_ARBITER", "") != "off"
+
+
 @dataclass(frozen=True)
 class HeadPolicy:
     """What "both" lets the learned head change of the word rules' relation (relations.relate):
@@ -165,6 +171,7 @@ class HeadPolicy:
     cued_updates: bool = False
     same_duplicates: bool = False
     plain_duplicates: bool = False
+    arbiter: bool = False       # the learned arbiter decides each disagreement (the paths above only without its weights)
 
     @classmethod
     def of_process(cls, both: bool) -> "HeadPolicy":
@@ -173,7 +180,7 @@ class HeadPolicy:
         if not both:
             return RULES_ONLY
         return cls(override_on(), unread_by_head(), _on(UNREAD_DUPLICATES), _on(CUED_UPDATES), _on(SAME_DUPLICATES),
-                   _on(PLAIN_DUPLICATES))
+                   _on(PLAIN_DUPLICATES), _on(arbiter_on()))
 
 
 RULES_ONLY = HeadPolicy()
@@ -271,6 +278,24 @@ def choose(judged: Sequence[Judged]) -> Choice:
     if best is not None:
         return best
     return Choice(None, NEW, "distinct", 1.0, min((unrelated(j) for j in judged), default=1.0))
+
+
+def best_guess(judged: Sequence[Judged]) -> Choice | None:
+    """The head's likeliest relation to any candidate even where it would not decide one (under its
+    margins, or a gate below GATE): the related label of most probability on the bullet where that
+    probability times the gate is highest. For the arbiter, which weighs it with the other evidence; None
+    when no candidate has a related label at all."""
+    best = None
+    for i, j in enumerate(judged):
+        own = j.own if j.own is not None else j.mass
+        labels = [c for c in own if c != "distinct" and (c != "agreement" or j.restates)]
+        if not labels:
+            continue
+        label = max(labels, key=own.get)
+        sure = own[label] * j.related
+        if best is None or sure > best.sure:
+            best = Choice(i, DREAM_KIND[label], label, own[label], sure)
+    return best
 
 
 def unrelated(j: Judged) -> float:

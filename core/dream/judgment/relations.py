@@ -22,9 +22,10 @@ asks for that only when pools.override_on() (off by default: docs/benchmarks.md 
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
-from core.dream.judgment import heads, pair_focus, persons_lines, pools, signals, word_relations
+from core.dream.judgment import arbiter, heads, persons_lines, pools, signals, word_relations
 from core.dream.judgment.heads import FREE_CLASSES, allowed_classes
 from core.dream.judgment.word_relations import Candidate, Relation   # one shape for both judgments
 from core.dream.judgment.wording import Rarity, anchors, content, foreign, stem, stems, unbracketed
@@ -83,6 +84,10 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
         return _relation(pools.choose(_views(fact, candidates)), candidates, "")
     old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
     rule = Relation(old.kind, old.target, old.reason, old.cosine)
+    if policy.arbiter and candidates and rule.kind == NEW:
+        arbitrated = _arbitrated(fact, candidates, rule)
+        if arbitrated is not None:
+            return arbitrated
     allowed = _head_may(fact, policy)
     if allowed is None or not candidates:
         return rule
@@ -102,6 +107,25 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     if not overrode or _sibling_pick(fact, choice, candidates):
         return rule
     return _relation(choice, candidates, "the head overrode the rules, ")
+
+
+def _arbitrated(fact: str, candidates: Sequence[Candidate], rule: Relation) -> Relation | None:
+    """The rules' answer or the head's, as the learned arbiter decides where they differ; None when no
+    arbiter is shipped."""
+    views = _views(fact, candidates)
+    choice = pools.choose(views)
+    if choice.kind == NEW:
+        # the head's weaker guess: the arbiter knows from the cases when one is worth taking
+        choice = pools.best_guess(views) or choice
+    index = None if rule.kind == NEW else next((i for i, c in enumerate(candidates) if c.key == rule.target), None)
+    if choice.kind == rule.kind and choice.index == index:
+        return rule
+    wins = arbiter.head_wins(fact, [c.text for c in candidates], [c.cosine for c in candidates],
+                             [c.pinned for c in candidates], rule.kind, index, views, choice,
+                             _durable_probability(fact), heads.meaning_cosines(fact, [c.text for c in candidates]))
+    if wins is None:
+        return None
+    return replace(_relation(choice, candidates, "the arbiter took the head's answer, "), weighed=True) if wins else rule
 
 
 def _head_may(fact: str, policy: pools.HeadPolicy) -> tuple[float, frozenset | None, bool | None, float] | None:
@@ -143,14 +167,7 @@ def _value_agrees(bullet: str, fact: str, changed: bool) -> bool:
     return _new_value(bullet, fact) and not persons_lines.why_not_replace(fact, bullet)
 
 
-def _new_value(bullet: str, fact: str) -> bool:
-    """The fact gives the bullet's slot a new value: another day, time, date or number of the same unit
-    (signals.value_changed). What stands in brackets does not count: "(16:02 UTC completed)",
-    "(2026-03-05)" say when a line was written or what it refers to, not the value it states. Another
-    name counts only in the bullet's own slot (persons_lines.slot_renamed): any other name was tried,
-    and in agents' logs nearly every pair of lines names different things."""
-    bullet, fact = unbracketed(bullet), unbracketed(fact)
-    return signals.value_changed(bullet, fact) or persons_lines.slot_renamed(bullet, fact)
+_new_value = arbiter.new_value
 
 
 def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidate]) -> bool:
@@ -164,11 +181,7 @@ def _sibling_pick(fact: str, choice: pools.Choice, candidates: Sequence[Candidat
     return _sibling(candidates[choice.index].text, fact)
 
 
-def _sibling(bullet: str, fact: str) -> bool:
-    # The word in the subject's place is compared only within one language: "Nóminas con …" and
-    # "Payroll by …" put different words there for one subject.
-    return signals.numbered_siblings(bullet, fact) or (
-        foreign(bullet) == foreign(fact) and pair_focus.another_subject(bullet, fact))
+_sibling = arbiter.sibling
 
 
 def _relation(choice: pools.Choice, candidates: Sequence[Candidate], why: str) -> Relation:

@@ -74,6 +74,7 @@ class Relation:
     cosine: float = 0.0
     label: str = ""              # the corpus label behind a learned decision (refinement, agreement, ...)
     probability: float = 0.0
+    weighed: bool = False         # the learned arbiter weighed the person's-line evidence (arbiter.py)
 
 
 def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity) -> Relation:

@@ -93,14 +93,17 @@ def _persons(entry: Entry | None) -> bool:
     return entry is not None and entry.persons_line
 
 
-def _why_not_replace(fact: Fact, entry: Entry | None) -> str:
+def _why_not_replace(fact: Fact, entry: Entry | None, weighed: bool = False) -> str:
     """"" when `fact` may replace `entry`; else why not. Only the person's own line asks for evidence:
     the fact is a new value of its slot, and what would be written (the fact restated as what is true
-    now) still says the fact (core/dream/judgment/persons_lines.py). A dream's line is cheap to rewrite."""
+    now) still says the fact (core/dream/judgment/persons_lines.py). A dream's line is cheap to rewrite.
+    Where the learned arbiter took the update (`weighed`), it read the slot evidence among its features
+    and learned from labelled cases how much it is worth (its word overlap says nothing across two
+    languages: "邮件服务换成 Resend 了" for "Transactional email: Postmark"); the written text is still checked."""
     if not _persons(entry):
         return ""
-    return persons_lines.why_not_replace(fact.text, entry.text) or persons_lines.why_not_written(
-        restate.current_statement(fact.text, entry.text), fact.text)
+    return (("" if weighed else persons_lines.why_not_replace(fact.text, entry.text))
+            or persons_lines.why_not_written(restate.current_statement(fact.text, entry.text), fact.text))
 
 
 def target_of(relation: Relation, pool: list[tuple[Candidate, Entry]]) -> Entry | None:
@@ -117,7 +120,7 @@ def _spare_persons_line(fact: Fact, relation: Relation, pool: list[tuple[Candida
     target = target_of(relation, pool)
     if target is None:
         return relation
-    why_not = _why_not_replace(fact, target)
+    why_not = _why_not_replace(fact, target, relation.weighed)
     if not why_not:
         return relation
     return Relation(NEW, "", f"not a new value of the person's line \"{target.text[:60]}\": {why_not}",
