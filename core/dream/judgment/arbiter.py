@@ -3,53 +3,61 @@
 The word rules read English well and little else; the heads read every language but miss what a
 rule sees at once (a unit, a marker). Hand-set paths between the two (pools.HeadPolicy) fitted the
 cases they were set on and not others. The arbiter learns the choice instead, from labelled
-consolidation cases written for the project (corpus/cases, never the development cases): for each
-log line of a case the real dream gave the rules' answer and the heads' answer, and the case's
-labels say which one was right. Two small logistic models (arbiter_train.py) read the evidence
-both sides give:
+consolidation cases written for the project (corpus/cases; never the development cases): the real
+dream runs over each case, every decision's evidence is recorded, and the case's labels say what
+was right (arbiter_train.py). Two small models read that evidence:
 
-- kinds: whether a line the rules, the marker and the secret scanner leave open is lasting (the
-  head's four probabilities, the rules' kind, whether the rules can read the line at all);
-- relations: where the head's relation (pools.choose) differs from the rules', whether the head's
-  is right (both answers, the head's certainty and its view of the rules' bullet, the change and
-  sameness cues, whether the bullet's slot gets a new value, a numbered sibling or another subject,
-  both cosines, a bullet in another language).
+- kinds (a logistic model): whether a line the rules find durable or cannot read, and that neither
+  the secret scanner nor a to-do marker decided, is lasting — from the kind head's four
+  probabilities, the rules' kind, and how much of the line the rules can read. Lines the rules hold
+  back as status or events stay held: on the cases the rules are right there 0.85 of the time.
+- relations (a small MLP): for a fact the rules call new, what it is to each candidate bullet —
+  none of its business, a repeat, an update, or (a pin) a break — from what the fact is (change and
+  sameness cues, how lasting the kind head finds it), how near the bullet is (both sentence models
+  and its rank among the candidates), what the relation head says of the pair, and the pair's
+  language-independent signals (values, names, negation, shared characters, the slot's new value, a
+  numbered sibling). The likeliest related candidate is taken when that is at least the threshold.
+  Where the rules found a repeat, an update or a conflict they stand: on the cases the head's other
+  answer there was right 7 times in 22 (the first twelve cases).
 
-Features are numbers in a fixed order (KIND_FEATURES, RELATION_FEATURES); the weights are
-weights/arbiter-kinds.npz and weights/arbiter-relations.npz (heads.Head, two classes, the
-standardisation folded in) with the decision threshold stored beside them. With no weights the
-dream falls back to the hand-set policy.
+Features are numbers in a fixed order (KIND_FEATURES, CANDIDATE_FEATURES); the models are
+weights/arbiter-kinds.npz (heads.Head) and weights/arbiter-relations.npz (Network), each with its
+threshold beside it (.threshold). With no weights, or REVERIE_DREAM_ARBITER=off, the dream uses the
+hand-set policy.
 
-`RECORDER`, when set, is called with every decision's evidence (arbiter_train.collect uses it to
-build the training rows from real dreams).
+`RECORDER`, when set (arbiter.recording), is called with every decision's evidence, and no shipped
+decision is used: arbiter_train.collect builds the training rows that way.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
-from core.dream.judgment import heads, pair_focus, persons_lines, signals, word_relations
-from core.dream.judgment.pools import Choice, Judged
+from core.dream.judgment import heads, pair_focus, persons_lines, pools, signals, word_relations
+from core.dream.judgment.pools import Judged
 from core.dream.judgment.wording import foreign, unbracketed
 
 KIND_FEATURES = ("p_durable", "p_transient", "p_one_off", "p_secret", "rule_durable", "rule_transient",
                  "rule_one_off", "unread", "cjk_share", "long")
-RELATION_KINDS = ("new", "duplicate", "update", "conflict")
-RELATION_FEATURES = tuple(f"rule_{k}" for k in RELATION_KINDS) + tuple(f"head_{k}" for k in RELATION_KINDS) + (
-    "head_probability", "head_sure", "head_related", "rule_support", "same_target", "unread", "change_cue",
-    "sameness_cue", "new_value", "sibling", "why_not_replace", "p_durable", "cosine", "meaning",
-    "other_language", "pinned", "coverage", "length_ratio", "margin", "head_own_distinct") + tuple(
+# The relation model reads every candidate bullet of a fact the rules call new, and gives each the
+# probability that the fact is none of its business, repeats it, updates it, or breaks it (a pin).
+RELATION_CLASSES = ("none", "duplicate", "update", "conflict")
+_FREE, _PINNED = ("duplicate", "update"), ("conflict",)
+FACT_FEATURES = ("unread", "change_cue", "sameness_cue", "p_durable", "candidates")
+CANDIDATE_FEATURES = FACT_FEATURES + (
+    "cosine", "cosine_rank", "meaning", "meaning_rank", "related", "sure_rank", "head_choice", "head_guess",
+    "own_duplicate", "own_update", "own_refinement", "own_distinct", "own_conflict", "own_agreement",
+    "restates_pin", "pinned", "new_value", "sibling", "why_not_replace", "other_language", "coverage", "fact_covered") + tuple(
     f"pair_{name}" for name in ("unit_change", "numbers_differ", "numbers_kept", "numbers_restated", "times_differ",
                                 "dates_differ", "days_differ", "names_shared", "names_kept", "names_restated",
                                 "bullet_negated", "fact_negated", "negation_differs", "longer", "shorter",
                                 "grams_shared", "grams_kept", "grams_restated", "script_differs"))
-# signals.pair_signals of the bullet at stake, named in its order
-# The labels of the head behind each of the dream's relations.
-_LABELS = {"duplicate": ("duplicate", "agreement"), "update": ("update", "refinement"), "conflict": ("conflict",)}
+# (the pair_ names are signals.pair_signals of the bullet at stake, in its order)
 
 RECORDER: Callable[[str, dict], None] | None = None
 WEIGHTS = heads.WEIGHTS
@@ -98,52 +106,97 @@ def sibling(bullet: str, fact: str) -> bool:
         foreign(bullet) == foreign(fact) and pair_focus.another_subject(bullet, fact))
 
 
-def _support(kind: str, index: int | None, views: Sequence[Judged]) -> float:
-    """The head's probability of the rules' answer: of its label on the rules' bullet, or, for a new
-    fact, that no bullet is repeated, updated or broken."""
-    if kind == "new" or index is None:
-        return min((1.0 - v.related * (1.0 - v.mass.get("distinct", 0.0)) for v in views), default=1.0)
-    view = views[index]
-    return view.related * sum(view.mass.get(label, 0.0) for label in _LABELS.get(kind, ()))
+def _ranks(values: Sequence[float]) -> list[float]:
+    """0 for the highest value, 1 for the next, ... (capped at 10, scaled to 0..1)."""
+    order = sorted(range(len(values)), key=lambda i: -values[i])
+    rank = [0.0] * len(values)
+    for r, i in enumerate(order):
+        rank[i] = min(r, 10) / 10
+    return rank
 
 
-def relation_features(fact: str, bullets: Sequence[str], cosines: Sequence[float], pinned: Sequence[bool],
-                      rule_kind: str, rule_index: int | None, views: Sequence[Judged], choice: Choice,
-                      p_durable: float, meaning: Sequence[float] | None) -> list[float]:
-    """The evidence on one disagreement: the rules said (rule_kind, rule_index), the head `choice`."""
-    target = choice.index if choice.index is not None else rule_index
-    bullet = bullets[target] if target is not None else ""
-    head_view = views[choice.index] if choice.index is not None else None
-    return ([float(rule_kind == k) for k in RELATION_KINDS] + [float(choice.kind == k) for k in RELATION_KINDS] + [
-        choice.probability, choice.sure, head_view.related if head_view else 0.0,
-        _support(rule_kind, rule_index, views), float(choice.index == rule_index),
-        float(signals.rules_unread(fact)), float(word_relations.has_change_cue(fact, any_language=True)),
-        float(word_relations.has_sameness_cue(fact, any_language=True)),
-        float(bool(bullet) and new_value(bullet, fact)), float(bool(bullet) and sibling(bullet, fact)),
-        float(bool(bullet) and not pinned[target] and bool(persons_lines.why_not_replace(fact, bullet))),
-        p_durable, float(cosines[target]) if target is not None else 0.0,
-        float(meaning[target]) if meaning is not None and target is not None else 0.0,
-        float(bool(bullet) and foreign(bullet) != foreign(fact)),
-        float(target is not None and pinned[target]),
-        persons_lines.coverage(fact, bullet) if bullet else 0.0,
-        min(persons_lines.length_ratio(fact, bullet), 4.0) / 4.0 if bullet else 0.0,
-        _margin(views, choice), (head_view.own or head_view.mass).get("distinct", 0.0) if head_view else 1.0]
-        + [float(v) for v in (signals.pair_signals(bullet, fact) if bullet else np.zeros(signals.PAIR_SIGNALS))])
+def candidate_features(fact: str, bullets: Sequence[str], cosines: Sequence[float], pinned: Sequence[bool],
+                       views: Sequence[Judged], meaning: Sequence[float] | None, p_durable: float) -> np.ndarray:
+    """One row per candidate bullet: what the fact is (its cues, how lasting the kind head finds it), how
+    near the bullet is (both sentence models, and its rank among the candidates), what the relation head
+    says of the pair (before its gate, and whether it is its choice or best guess), and the pair's
+    language-independent signals (values, names, negation, shared characters)."""
+    meaning = list(meaning) if meaning is not None else [0.0] * len(bullets)
+    sure = [v.related * (1.0 - (v.own or v.mass).get("distinct", 0.0)) for v in views]
+    choice, guess = pools.choose(views), pools.best_guess(views)
+    fact_row = [float(signals.rules_unread(fact)), float(word_relations.has_change_cue(fact, any_language=True)),
+                float(word_relations.has_sameness_cue(fact, any_language=True)), p_durable, min(len(bullets), 20) / 20]
+    cosine_rank, meaning_rank, sure_rank = _ranks(list(cosines)), _ranks(meaning), _ranks(sure)
+    rows = []
+    for i, (bullet, view) in enumerate(zip(bullets, views)):
+        own = view.own or view.mass
+        rows.append(fact_row + [
+            float(cosines[i]), cosine_rank[i], float(meaning[i]), meaning_rank[i], view.related, sure_rank[i],
+            float(choice.index == i), float(guess is not None and guess.index == i),
+            own.get("duplicate", 0.0), own.get("update", 0.0), own.get("refinement", 0.0), own.get("distinct", 0.0),
+            own.get("conflict", 0.0), own.get("agreement", 0.0), float(view.restates), float(pinned[i]),
+            float(new_value(bullet, fact)), float(sibling(bullet, fact)),
+            float(not pinned[i] and bool(persons_lines.why_not_replace(fact, bullet))),
+            float(foreign(bullet) != foreign(fact)), persons_lines.coverage(fact, bullet),
+            persons_lines.coverage(bullet, fact)]
+            + [float(v) for v in signals.pair_signals(bullet, fact)])
+    return np.asarray(rows, dtype=np.float32).reshape(len(bullets), len(CANDIDATE_FEATURES))
 
 
-def _margin(views: Sequence[Judged], choice: Choice) -> float:
-    """How far the head's chosen bullet stands above the next best one (a fact that fits two bullets
-    equally well is about neither for sure)."""
-    if choice.index is None:
-        return 0.0
-    others = [v.related * (1.0 - v.mass.get("distinct", 0.0)) for i, v in enumerate(views) if i != choice.index]
-    return choice.sure - max(others, default=0.0)
+def pick(classes: Sequence[str], probabilities: np.ndarray, pinned: Sequence[bool]) -> tuple[int, str, float] | None:
+    """(candidate, relation, probability that the fact relates to it) of the likeliest related candidate:
+    a free bullet is repeated or updated, a pin broken (agreeing with a pin is no edit)."""
+    best = None
+    for i, row in enumerate(probabilities):
+        allowed = [c for c in (_PINNED if pinned[i] else _FREE) if c in classes]
+        if not allowed:
+            continue
+        related = sum(float(row[list(classes).index(c)]) for c in allowed)
+        kind = max(allowed, key=lambda c: float(row[list(classes).index(c)]))
+        if best is None or related > best[2]:
+            best = (i, kind, related)
+    return best
+
+
+@dataclass(frozen=True)
+class Network:
+    """A small multilayer perceptron (one hidden layer of rectified units, a softmax over `classes`), its
+    input standardisation folded into the first layer; read with numpy alone, like heads.Head."""
+    classes: tuple[str, ...]
+    hidden: np.ndarray          # (features, units)
+    hidden_bias: np.ndarray     # (units,)
+    out: np.ndarray             # (units, classes)
+    out_bias: np.ndarray        # (classes,)
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        h = np.maximum(np.asarray(x, dtype=np.float32) @ self.hidden + self.hidden_bias, 0.0)
+        logits = h @ self.out + self.out_bias
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(path, classes=np.asarray(self.classes), hidden=self.hidden, hidden_bias=self.hidden_bias,
+                            out=self.out, out_bias=self.out_bias)
+
+    @classmethod
+    def load(cls, path: Path) -> "Network":
+        with np.load(path, allow_pickle=False) as data:
+            return cls(tuple(str(c) for c in data["classes"]), *(data[k].astype(np.float32) for k in
+                                                                  ("hidden", "hidden_bias", "out", "out_bias")))
+
+
+def _load_model(path: Path):
+    with np.load(path, allow_pickle=False) as data:
+        network = "hidden" in data.files
+    return Network.load(path) if network else heads.Head.load(path)
 
 
 class Decision:
-    """One learned yes/no: heads.Head with classes ("no", "yes") and the threshold of "yes"."""
+    """One learned decision: a model (heads.Head, or Network) over its classes and the threshold of its
+    answer (kinds: the probability of "yes", lasting; relations: that the fact relates to a bullet)."""
 
-    def __init__(self, head: heads.Head, threshold: float):
+    def __init__(self, head, threshold: float):
         self.head, self.threshold = head, threshold
 
     def probability(self, x: Sequence[float]) -> float:
@@ -159,7 +212,7 @@ class Decision:
 
     @classmethod
     def load(cls, path: Path) -> "Decision":
-        return cls(heads.Head.load(path), float(path.with_suffix(".threshold").read_text(encoding="utf-8")))
+        return cls(_load_model(path), float(path.with_suffix(".threshold").read_text(encoding="utf-8")))
 
 
 def decision_path(name: str, folder: Path = WEIGHTS) -> Path:
@@ -200,12 +253,15 @@ def lasting(text: str, rule_kind: str, row: Sequence[float], classes: Sequence[s
     return None if model is None else model.says_yes(x)
 
 
-def head_wins(fact: str, bullets: Sequence[str], cosines: Sequence[float], pinned: Sequence[bool], rule_kind: str,
-              rule_index: int | None, views: Sequence[Judged], choice: Choice, p_durable: float,
-              meaning: Sequence[float] | None) -> bool | None:
-    """Whether the head's `choice` beats the rules' answer, or None with no shipped decision."""
-    x = relation_features(fact, bullets, cosines, pinned, rule_kind, rule_index, views, choice, p_durable, meaning)
-    _record("relation", {"text": fact, "rule": [rule_kind, rule_index], "head": [choice.kind, choice.index],
-                         "bullets": list(bullets), "x": x})
+def related(fact: str, bullets: Sequence[str], cosines: Sequence[float], pinned: Sequence[bool],
+            views: Sequence[Judged], meaning: Sequence[float] | None, p_durable: float) -> tuple[int, str, float] | None | bool:
+    """For a fact the rules call new: (candidate, relation, probability) when the arbiter finds it repeats, updates or
+    breaks one, None when it is new after all, False with no shipped decision."""
+    x = candidate_features(fact, bullets, cosines, pinned, views, meaning, p_durable)
+    _record("relation", {"text": fact, "bullets": list(bullets), "pinned": list(pinned),
+                         "x": [[round(float(v), 4) for v in row] for row in x]})
     model = decision("relations")
-    return None if model is None else model.says_yes(x)
+    if model is None:
+        return False
+    best = pick(model.head.classes, model.head.probabilities(x), pinned)
+    return None if best is None or best[2] < model.threshold else best

@@ -165,7 +165,7 @@ def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequ
     known = {_same_words(t) for t in kept}
     fresh = [i for i, t in enumerate(texts) if _same_words(t) not in known]
     use_arbiter = pools.arbiter_on() if arbitrated is None else arbitrated
-    ask = [i for i in fresh if (_open(texts[i], out[i]) if use_arbiter else needs_head(texts[i], out[i]))]
+    ask = [i for i in fresh if needs_head(texts[i], out[i])]
     rows: dict[int, object] = {}
     if ask:
         classes, probs = heads.kind_probabilities([texts[i] for i in ask])
@@ -173,7 +173,8 @@ def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequ
     else:
         classes = ()
     for i in fresh:
-        decided = _arbitrated(texts[i], out[i], rows[i], classes) if use_arbiter and i in rows else None
+        decided = (_arbitrated(texts[i], out[i], rows[i], classes)
+                   if use_arbiter and i in rows and _open(texts[i], out[i]) else None)
         out[i] = decided or judge_both(texts[i], out[i], rows.get(i), classes, veto_p)
     return out
 
@@ -181,7 +182,10 @@ def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequ
 def _open(text: str, rule: FactKind) -> bool:
     """A line the arbiter decides: one the rules find durable or cannot read, that neither the secret
     scanner nor an explicit to-do marker has decided. Where the rules hold a line they read back (a
-    status, an event), they stand: on the arbiter's cases they are right there 0.85 of the time."""
+    status, an event), they stand: on the arbiter's cases they are right there 0.85 of the time.
+    (Leaving the lines the rules cannot read to the head's kind alone, as before, measured worse leave
+    one case out: durable 0.939 against 0.950, updates 0.565 against 0.581, transient leak 0.235 against
+    0.223.)"""
     return rule.kind != SECRET and not marked_todo(text) and (rule.kind == DURABLE or signals.rules_unread(text))
 
 

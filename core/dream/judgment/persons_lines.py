@@ -134,6 +134,29 @@ def clauses(text: str) -> int:
     return len([c for c in _CLAUSE.split(_text(text)) if len(c.strip()) >= 3])
 
 
+def labelled_value(text: str) -> tuple[str, str]:
+    """(label, value) of a "label: value" line (("", "") for any other line)."""
+    clean = _text(text)
+    match = _LABEL.match(clean)
+    if not match:
+        return "", ""
+    return match.group("label").strip(), clean[match.end("label"):].lstrip(" :：")
+
+
+# Two lines under one label whose values share under RECORD_OVERLAP of their character bigrams are
+# two records of one list ("按钮: ⚔️ 攻; 说明: 普通攻击" / "按钮: 🛡️ 防; 说明: 本回合减伤"), not one fact said twice.
+RECORD_OVERLAP = 0.5
+
+
+def another_record(bullet: str, fact: str) -> bool:
+    """The fact and the bullet are two records under one label, with values that differ."""
+    (mine, value), (theirs, other) = labelled_value(bullet), labelled_value(fact)
+    if not mine or mine.casefold() != theirs.casefold():
+        return False
+    a, b = signals.ngrams(value, (2,)), signals.ngrams(other, (2,))
+    return bool(a and b) and len(a & b) / len(a | b) < RECORD_OVERLAP
+
+
 def label(text: str) -> str:
     """The label of a "label: value" line ("" for any other line)."""
     match = _LABEL.match(_text(text))

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.dream.judgment import heads, persons_lines, pools, relations, restate, word_relations
+from core.dream.judgment import heads, persons_lines, pools, relations, restate, signals, word_relations
+from core.dream.judgment.wording import foreign
 from core.dream.pipeline.material import Fact
 from core.dream.judgment.relations import CONFLICT, DUPLICATE, NEW, UPDATE, Candidate, Rarity, Relation
 from core.dream.judgment.sections import guess_section
@@ -97,12 +98,15 @@ def _why_not_replace(fact: Fact, entry: Entry | None, weighed: bool = False) -> 
     """"" when `fact` may replace `entry`; else why not. Only the person's own line asks for evidence:
     the fact is a new value of its slot, and what would be written (the fact restated as what is true
     now) still says the fact (core/dream/judgment/persons_lines.py). A dream's line is cheap to rewrite.
-    Where the learned arbiter took the update (`weighed`), it read the slot evidence among its features
-    and learned from labelled cases how much it is worth (its word overlap says nothing across two
-    languages: "邮件服务换成 Resend 了" for "Transactional email: Postmark"); the written text is still checked."""
+    Where the learned arbiter took the update (`weighed`) and the two lines are not in one Latin-script
+    language, the slot evidence is the arbiter's alone: the guard's word overlap says nothing across two
+    languages or in CJK text ("邮件服务换成 Resend 了" for "Transactional email: Postmark", "家园通知以后全部走企业微信"
+    for "家长通知统一在钉钉…群里发"); the written text is still checked."""
     if not _persons(entry):
         return ""
-    return (("" if weighed else persons_lines.why_not_replace(fact.text, entry.text))
+    unreadable = weighed and (signals.rules_unread(fact.text) or signals.rules_unread(entry.text)
+                              or foreign(fact.text) != foreign(entry.text))
+    return (("" if unreadable else persons_lines.why_not_replace(fact.text, entry.text))
             or persons_lines.why_not_written(restate.current_statement(fact.text, entry.text), fact.text))
 
 
