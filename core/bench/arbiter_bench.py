@@ -4,38 +4,75 @@ For each labelled case of corpus/cases the arbiter is fitted on the other cases'
 thresholds chosen among them), the real dream runs on the case with that fold, and the case is
 scored as `reverie bench consolidation` scores it. The total line is what the shipped arbiter can be
 expected to do on cases like these that it has never seen. By default both of its decisions are
-measured (REVERIE_DREAM_ARBITER=all; the dream's default asks it about kinds only, pools.py says why);
-`--kinds` measures the default, `--off` the hand-set policy (REVERIE_DREAM_ARBITER=off).
+measured (REVERIE_DREAM_ARBITER=all; the dream's default does not ask it yet, pools.py says why);
+`--kinds` measures it for kinds only, `--off` the hand-set policy that is the default.
 """
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
+from typing import Sequence
 
 from core.bench import _consolidation_score as scoring
+from core.bench._consolidation_dream import case_clock, dream_case
+from core.dream.judgment import arbiter, arbiter_train
+from core.dream.judgment.dataset import CorpusError
 
 
 def register(sub) -> None:
     p = sub.add_parser("arbiter", help="the learned arbiter, leave one consolidation case out")
-    p.add_argument("--cases", type=Path, help="labelled cases with rows.jsonl (default: the corpus' cases)")
+    p.add_argument("--collect", action="store_true",
+                   help="first run the dream over every case and write its rows again (a minute or two)")
+    p.add_argument("--cases", type=Path, help="labelled cases with rows.jsonl.gz (default: the corpus' cases)")
     p.add_argument("--off", action="store_true", help="the hand-set policy instead of the arbiter")
-    p.add_argument("--kinds", action="store_true", help="the dream's default: the arbiter for kinds only")
+    p.add_argument("--kinds", action="store_true", help="the arbiter for kinds only")
     p.add_argument("--out", type=Path, help="also keep each case's resulting MEMORY.md here")
     p.add_argument("-v", "--verbose", action="store_true", help="list every failed item on stderr")
     p.set_defaults(func=cmd_bench_arbiter)
 
 
-def cmd_bench_arbiter(args) -> int:
-    from core.bench._consolidation_dream import case_clock, dream_case
-    from core.dream.judgment import arbiter, arbiter_train
+def collect(cases: Sequence[Path]) -> list[dict]:
+    """Run the real dream ("both", no model) over each case with the arbiter's decisions off, record
+    the evidence of every decision it would have made (arbiter.recording) and label it from the case."""
+    rows: list[dict] = []
+    wanted = os.environ.get("REVERIE_DREAM_ARBITER")
+    os.environ["REVERIE_DREAM_ARBITER"] = "all"      # both decisions asked (and, while recording, not used)
+    try:
+        for case in cases:
+            rows.extend(_collect_case(case))
+    finally:
+        if wanted is None:
+            del os.environ["REVERIE_DREAM_ARBITER"]
+        else:
+            os.environ["REVERIE_DREAM_ARBITER"] = wanted
+    return rows
 
+
+def _collect_case(case: Path) -> list[dict]:
+    labels = json.loads((case / "labels.json").read_text(encoding="utf-8"))
+    records: list[tuple[str, dict]] = []
+    with arbiter.recording(lambda what, evidence: records.append((what, evidence))), \
+            tempfile.TemporaryDirectory() as tmp:
+        run = dream_case(case, Path(tmp) / "MEMORY.md", None, case_clock(labels["now"]), judgment="both")
+    if not run.ok:
+        raise CorpusError(f"{case.name}: the dream failed: {run.error}")
+    found = arbiter_train.label_rows(case.name, records, labels)
+    print(f"{case.name}: {sum(r['task'] == 'kinds' for r in found)} kind rows, "
+          f"{sum(r['task'] == 'relations' for r in found)} relation rows", file=sys.stderr)
+    return found
+
+
+def cmd_bench_arbiter(args) -> int:
     folder = args.cases or arbiter_train.CASES
+    if args.collect:
+        arbiter_train.write_rows(folder / arbiter_train.ROWS, collect(arbiter_train.case_folders(folder)))
     rows = arbiter_train.read_rows(folder / arbiter_train.ROWS)
     scores = []
-    os.environ["REVERIE_DREAM_ARBITER"] = "off" if args.off else ("" if args.kinds else "all")
+    os.environ["REVERIE_DREAM_ARBITER"] = "off" if args.off else ("kinds" if args.kinds else "all")
     fitted = dict(arbiter_train.folds(rows))
     for case in arbiter_train.case_folders(folder):
         labels = json.loads((case / "labels.json").read_text(encoding="utf-8"))
@@ -58,7 +95,7 @@ def cmd_bench_arbiter(args) -> int:
         if args.verbose:
             for item in score.failures():
                 print(f"  [{score.name}] {item['metric']}: {item['log']} {item['text'][:90]} -- {item['why']}",
-                      file=__import__("sys").stderr)
+                      file=sys.stderr)
     what = "off" if args.off else ("kinds" if args.kinds else "all")
     print(scoring.total_line(scores).replace("consolidation", f"arbiter {what}", 1))
     return 0

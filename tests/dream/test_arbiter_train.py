@@ -1,5 +1,6 @@
 """The arbiter's training is reproducible: its rows come again from the real dream over a case, and the
-shipped weights come again from the shipped rows (python -m core.dream.judgment.arbiter_train)."""
+shipped weights come again from the shipped rows (python -m core.dream.judgment.arbiter_train; the rows
+come from `reverie bench arbiter --collect`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,7 +25,9 @@ def test_the_shipped_weights_come_again_from_the_shipped_rows(tmp_path):
 
 def test_the_rows_of_a_case_come_again_from_its_dream():
     case = arbiter_train.case_folders()[0]
-    again = arbiter_train.collect([case])
+    from core.bench.arbiter_bench import collect
+
+    again = collect([case])
     shipped = [r for r in arbiter_train.read_rows(arbiter_train.CASES / arbiter_train.ROWS) if r["case"] == case.name]
     assert [(r["task"], r["item"], r.get("gold"), r.get("y")) for r in again] == \
         [(r["task"], r["item"], r.get("gold"), r.get("y")) for r in shipped]

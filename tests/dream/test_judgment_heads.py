@@ -274,8 +274,7 @@ def test_by_default_the_head_holds_back_what_the_rules_miss_and_only_when_sure()
     both = [k.kind for k in classify_facts_both(lines)]
     assert rules == ["durable"] * 3
     assert both == ["transient", "durable", "durable"], both
-    # the hand-set veto (the arbiter off): never sure enough, the rules alone
-    assert [k.kind for k in classify_facts_both(lines, veto_p=1.01, arbitrated=False)] == rules
+    assert [k.kind for k in classify_facts_both(lines, veto_p=1.01)] == rules    # never sure enough: rules alone
 
 
 def test_the_head_holds_a_rules_durable_fact_back_only_when_sure_and_never_a_restated_bullet():
@@ -294,7 +293,7 @@ def test_the_head_holds_a_rules_durable_fact_back_only_when_sure_and_never_a_res
     todo = "Still need to chase the landlord about the boiler"
     assert classify_facts_both([todo])[0].kind == "transient"
     assert classify_facts_both([todo], kept=["still need to chase the landlord about the boiler."])[0].kind == "durable"
-    assert classify_facts_both([todo], veto_p=1.01, arbitrated=False)[0].kind == "durable"
+    assert classify_facts_both([todo], veto_p=1.01)[0].kind == "durable"
     assert 0.5 < VETO_P < 1
 
 

@@ -56,7 +56,6 @@ def test_the_switch(monkeypatch):
 @pytest.mark.parametrize("on", [True, False])
 def test_a_dream_adds_no_second_line_for_a_restatement_that_says_it_still_holds(workspace, monkeypatch, on):
     monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
-    monkeypatch.setenv("REVERIE_DREAM_ARBITER", "off")          # the hand-set path this file is about
     monkeypatch.setattr(pools, "UNREAD_DUPLICATES", False)    # only the sameness path may find it
     monkeypatch.setattr(pools, "SAME_DUPLICATES", on)
     added = proposed_additions(workspace, KEYS_MEMORY, "2026-12-04", [KEYS_RESTATED], KEYS_NOW)

@@ -95,7 +95,6 @@ KEYS_NOW = dt.datetime(2026, 12, 5, 22, tzinfo=dt.timezone.utc)
 @pytest.mark.parametrize("on", [True, False])
 def test_a_dream_adds_no_second_line_for_a_chinese_restatement(workspace, monkeypatch, on):
     monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
-    monkeypatch.setenv("REVERIE_DREAM_ARBITER", "off")          # the hand-set path this file is about
     monkeypatch.setattr(pools, "UNREAD_DUPLICATES", on)
     monkeypatch.setattr(pools, "SAME_DUPLICATES", False)      # "还是" is a sameness cue: that path is its own test
     added = proposed_additions(workspace, KEYS_MEMORY, "2026-12-04", [HOURS_RESTATED], KEYS_NOW)

@@ -27,12 +27,11 @@ def test_which_lines_the_rules_cannot_read():
 def test_a_chinese_status_line_is_held_back_by_the_head_even_below_the_veto():
     for line in STATUS_ZH:
         assert word_kinds.classify_fact(line).kind == kinds.DURABLE          # the rules see nothing
-    # the hand-set policy (the arbiter off), veto_p above 1: the veto can never fire, so only the unread
-    # path can hold a line back
-    judged = kinds.classify_facts_both(STATUS_ZH + [DURABLE_ZH], veto_p=1.01, arbitrated=False)
+    # veto_p above 1: the veto can never fire, so only the unread path can hold a line back
+    judged = kinds.classify_facts_both(STATUS_ZH + [DURABLE_ZH], veto_p=1.01)
     assert [k.kind for k in judged] == [kinds.TRANSIENT, kinds.TRANSIENT, kinds.DURABLE], judged
     # an English line is still the rules' (no veto possible at 1.01)
-    assert kinds.classify_facts_both(["Still waiting on the vendor's reply"], veto_p=1.01, arbitrated=False)[0].kind == \
+    assert kinds.classify_facts_both(["Still waiting on the vendor's reply"], veto_p=1.01)[0].kind == \
         word_kinds.classify_fact("Still waiting on the vendor's reply").kind
 
 
@@ -52,8 +51,7 @@ MEMORY = """# Memory
 
 def test_a_default_dream_holds_back_a_chinese_status_line_and_adds_a_chinese_fact(workspace):
     workspace.paths.memory_md.write_bytes(MEMORY.encode("utf-8"))
-    # (the default's learned arbiter lets STATUS_ZH[0], "still getting used to the till", through)
-    write_log(workspace, "2026-12-04", [STATUS_ZH[1], DURABLE_ZH])
+    write_log(workspace, "2026-12-04", [STATUS_ZH[0], DURABLE_ZH])
     proposal = run_dream(workspace, None, now=NOW, apply=False).proposal
     added = " ".join(c.after for c in proposal.changes if c.kind == "add")
-    assert DURABLE_ZH in added and STATUS_ZH[1] not in added, proposal.changes
+    assert DURABLE_ZH in added and STATUS_ZH[0] not in added, proposal.changes

@@ -22,11 +22,13 @@ was right (arbiter_train.py). Two small models read that evidence:
 
 Features are numbers in a fixed order (KIND_FEATURES, CANDIDATE_FEATURES); the models are
 weights/arbiter-kinds.npz (heads.Head) and weights/arbiter-relations.npz (Network), each with its
-threshold beside it (.threshold). With no weights, or REVERIE_DREAM_ARBITER=off, the dream uses the
-hand-set policy.
+threshold beside it (.threshold). The dream asks the arbiter only when REVERIE_DREAM_ARBITER says so
+(=kinds, =all; pools.py says why it is off by default) and its weights are there; otherwise, and
+with =off, it uses the hand-set policy.
 
 `RECORDER`, when set (arbiter.recording), is called with every decision's evidence, and no shipped
-decision is used: arbiter_train.collect builds the training rows that way.
+decision is used: `reverie bench arbiter --collect` (core/bench/arbiter_bench.collect) builds the
+training rows that way.
 """
 from __future__ import annotations
 

@@ -1,14 +1,12 @@
-"""Train the arbiter (arbiter.py) from the labelled cases in corpus/cases and write its weights.
+"""Train the arbiter (arbiter.py) from the rows of the labelled cases in corpus/cases and write its weights.
 
-    python -m core.dream.judgment.arbiter_train [--collect] [--cases DIR] [--out DIR]
+    python -m core.dream.judgment.arbiter_train [--cases DIR] [--out DIR]
 
-Two steps. `--collect` runs the real dream ("both", no model) over every case with the arbiter's
-decisions off, records the evidence of every kind decision and every disagreement between the word
-rules and the relation head (arbiter.RECORDER), labels each from the case's labels.json, and writes
-the rows to corpus/cases/rows.jsonl.gz (a minute or two: one dream per case). Without it the rows already
-there are read. Then two logistic models are fitted (deterministic: the same rows give the same
-weights), leave one case out first to choose each threshold and report how they do on cases they
-were not fitted on, then on every row for the weights that ship.
+The rows (corpus/cases/rows.jsonl.gz) are what the real dream saw on each case and what the case's
+labels say was right; `reverie bench arbiter --collect` makes them again (core/bench/arbiter_bench.py:
+the dream is a layer above this module). Two models are fitted from them (deterministic: the same rows
+give the same weights), leave one case out first to choose each threshold and report how they do on
+cases they were not fitted on, then on every row for the weights that ship.
 
 A row's label: for a kind, whether the line is lasting (durable, duplicate, update, pinned conflict)
 or not (transient, one-off); for a relation, what the fact is to each candidate bullet: the one
@@ -23,9 +21,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -120,38 +116,6 @@ def label_rows(case: str, records: Sequence[tuple[str, dict]], labels: dict) -> 
     return list(seen.values())
 
 
-def collect(cases: Sequence[Path]) -> list[dict]:
-    """Run the dream over each case, recording and labelling its evidence."""
-    from core.bench._consolidation_dream import case_clock, dream_case
-
-    rows: list[dict] = []
-    wanted = os.environ.get("REVERIE_DREAM_ARBITER")
-    os.environ["REVERIE_DREAM_ARBITER"] = "all"      # both decisions asked (and, while recording, not used)
-    try:
-        for case in cases:
-            rows.extend(_collect_case(case, case_clock, dream_case))
-    finally:
-        if wanted is None:
-            del os.environ["REVERIE_DREAM_ARBITER"]
-        else:
-            os.environ["REVERIE_DREAM_ARBITER"] = wanted
-    return rows
-
-
-def _collect_case(case: Path, case_clock, dream_case) -> list[dict]:
-    labels = json.loads((case / "labels.json").read_text(encoding="utf-8"))
-    records: list[tuple[str, dict]] = []
-    with arbiter.recording(lambda what, evidence: records.append((what, evidence))), \
-            tempfile.TemporaryDirectory() as tmp:
-        run = dream_case(case, Path(tmp) / "MEMORY.md", None, case_clock(labels["now"]), judgment="both")
-    if not run.ok:
-        raise dataset.CorpusError(f"{case.name}: the dream failed: {run.error}")
-    found = label_rows(case.name, records, labels)
-    print(f"{case.name}: {sum(r['task'] == 'kinds' for r in found)} kind rows, "
-          f"{sum(r['task'] == 'relations' for r in found)} relation rows", file=sys.stderr)
-    return found
-
-
 def write_rows(path: Path, rows: Sequence[dict]) -> None:
     """The rows as gzipped JSON lines, byte for byte the same for the same rows (no time stamp)."""
     data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
@@ -160,7 +124,7 @@ def write_rows(path: Path, rows: Sequence[dict]) -> None:
 
 def read_rows(path: Path) -> list[dict]:
     if not path.exists():
-        raise dataset.CorpusError(f"{path}: no rows; run python -m core.dream.judgment.arbiter_train --collect")
+        raise dataset.CorpusError(f"{path}: no rows; run reverie bench arbiter --collect")
     try:
         text = gzip.decompress(path.read_bytes()).decode("utf-8")
     except (OSError, EOFError, UnicodeDecodeError) as exc:
@@ -347,13 +311,10 @@ def case_folders(cases: Path = CASES) -> list[Path]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m core.dream.judgment.arbiter_train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--collect", action="store_true", help="run the dream over the cases first (minutes)")
     parser.add_argument("--cases", type=Path, default=CASES)
     parser.add_argument("--out", type=Path, default=arbiter.WEIGHTS)
     args = parser.parse_args(argv)
     path = args.cases / ROWS
-    if args.collect:
-        write_rows(path, collect(case_folders(args.cases)))
     for line in train(read_rows(path), args.out):
         print(line)
     return 0
