@@ -157,8 +157,8 @@ def judge_both(text: str, rule: FactKind, row, classes: Sequence[str], veto_p: f
 def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequence[str] = (),
                         arbitrated: bool | None = None) -> list[FactKind]:
     """The rules' kind, or the learned head's where the rules say durable and the head is sure it is not
-    (judge_both) — or, with the learned arbiter (`arbitrated`, by default pools.arbiter_on()), its
-    decision on every line the scanner and the to-do marker leave open. A fact that says word for word
+    (judge_both) — or, with the learned arbiter (`arbitrated`; by default pools.arbiter_on(), off unless
+    REVERIE_DREAM_ARBITER asks), its decision on the lines `_open` names. A fact that says word for word
     what a bullet of MEMORY.md (`kept`) says is never held back by the head: the memory itself already
     records it as lasting."""
     out = [FactKind(k.kind, k.reason, k.score) for k in map(word_kinds.classify_fact, texts)]
