@@ -19,6 +19,7 @@ from typing import Sequence
 
 from core.bench import _consolidation_score as scoring
 from core.bench._consolidation_dream import case_clock, dream_case
+from core.bench.consolidation import list_failures
 from core.dream.judgment import arbiter, arbiter_train
 from core.dream.judgment.dataset import CorpusError
 
@@ -93,9 +94,7 @@ def cmd_bench_arbiter(args) -> int:
         scores.append(score)
         print(scoring.case_line(score), flush=True)
         if args.verbose:
-            for item in score.failures():
-                print(f"  [{score.name}] {item['metric']}: {item['log']} {item['text'][:90]} -- {item['why']}",
-                      file=sys.stderr)
+            list_failures(score)
     what = "off" if args.off else ("kinds" if args.kinds else "all")
     print(scoring.total_line(scores).replace("consolidation", f"arbiter {what}", 1))
     return 0

@@ -148,11 +148,16 @@ def score_all(cases: dict[Path, dict], results: Path, verbose: bool) -> tuple[li
         scores.append(score)
         print(scoring.case_line(score), flush=True)
         if verbose:
-            for item in score.failures():
-                print(f"  [{score.name}] {item['metric']}: {item['log']} {item['text'][:90]} -- {item['why']}",
-                      file=sys.stderr)
+            list_failures(score)
     print(scoring.total_line(scores), flush=True)
     return scores, missing
+
+
+def list_failures(score) -> None:
+    """Every failed item of a case, one line each, on stderr."""
+    for item in score.failures():
+        print(f"  [{score.name}] {item['metric']}: {item['log']} {item['text'][:90]} -- {item['why']}",
+              file=sys.stderr)
 
 
 def figures(score) -> dict:

@@ -139,13 +139,19 @@ def read_rows(path: Path) -> list[dict]:
     return rows
 
 
+def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, scale) of each feature; a constant feature keeps scale 1 (folded into the weights later)."""
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    return mean, scale
+
+
 def fit(x: np.ndarray, y: np.ndarray, classes: Sequence[str] = ("no", "yes")) -> Head:
     """A logistic model over `classes` (y: indices into them) with the standardisation folded into its
     weights; a class absent from y gets no probability."""
     from sklearn.linear_model import LogisticRegression
 
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
+    mean, scale = _standardisation(x)
     model = LogisticRegression(C=C, max_iter=3000).fit((x - mean) / scale, y)
     present = [int(c) for c in model.classes_]
     weights = model.coef_ if len(present) > 2 else np.vstack([-model.coef_[0] / 2, model.coef_[0] / 2])
@@ -171,8 +177,7 @@ def fit_network(x: np.ndarray, y: np.ndarray, classes: Sequence[str]) -> arbiter
     with the standardisation folded into its first layer."""
     from sklearn.neural_network import MLPClassifier
 
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
+    mean, scale = _standardisation(x)
     model = MLPClassifier((HIDDEN,), alpha=ALPHA, max_iter=2000, random_state=SEED).fit((x - mean) / scale, y)
     hidden = model.coefs_[0] / scale[:, None]
     hidden_bias = model.intercepts_[0] - mean @ hidden

@@ -159,8 +159,7 @@ def another_record(bullet: str, fact: str) -> bool:
 
 def label(text: str) -> str:
     """The label of a "label: value" line ("" for any other line)."""
-    match = _LABEL.match(_text(text))
-    return match.group("label").strip() if match else ""
+    return labelled_value(text)[0]
 
 
 def why_not_replace(fact: str, line: str) -> str:

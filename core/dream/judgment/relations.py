@@ -79,7 +79,7 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     the bullet no new value; for any other line the rules read and call new, only as a duplicate at
     pools.PLAIN_DUPLICATE_P of a bullet with no new value and near in meaning
     (pools.PLAIN_DUPLICATE_MEANING). On the value paths the head chooses among the bullets whose
-    values agree. With `policy.arbiter` (the default of "both") and the arbiter's weights shipped, all of
+    values agree. With `policy.arbiter` (off by default: pools.arbiter_relations_on) and its weights shipped, all of
     that gives way, for a fact the rules call new, to the learned arbiter (arbiter.related), which
     read every candidate; the rules' repeats, updates and conflicts stand."""
     if learned:
@@ -120,9 +120,10 @@ def _arbitrated(fact: str, candidates: Sequence[Candidate], rule: Relation) -> R
     here ("状态: ✅ 正常", "_Status: APPROVED_", a day's run numbers). On the published workspaces the
     arbiter otherwise merged or rewrote about 1,600 lines, in a sample of 25 wrongly 15 times: two
     status records are no repeat of each other. Nor are two records under one label with different
-values (persons_lines.another_record: "按钮: 🛡️ 防…" / "按钮: ⚔️ 攻…", table rows an agent flattened). (The plain path's floor in meaning,
-    pools.PLAIN_DUPLICATE_MEANING, was tried too: leave one case out it let dup_added rise from 0.112
-    to 0.240, restatements across two languages sitting under it.) A numbered sibling is never taken."""
+    values (persons_lines.another_record: "按钮: 🛡️ 防…" / "按钮: ⚔️ 攻…", table rows an agent flattened).
+    (The plain path's floor in meaning, pools.PLAIN_DUPLICATE_MEANING, was tried too: leave one case
+    out it let dup_added rise from 0.112 to 0.240, restatements across two languages sitting under it.)
+    A numbered sibling is never taken."""
     p_durable = _durable_probability(fact)
     if p_durable < pools.CUED_DURABLE_P:
         return rule
