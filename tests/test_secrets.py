@@ -39,6 +39,14 @@ SECRETS = [
     ("wifi密碼：Taipei101!", "Taipei101!"),
     ("パスワードはsakura2024です", "sakura2024"),
     ("비밀번호는 qwer1234!", "qwer1234!"),
+    # codes that open something, a network's password, a password told as changed
+    ("The garage code is 4471", "4471"),
+    ("Neighbour's door code 2290#, the spare key is under the pot", "2290#"),
+    ("digicode de l'immeuble : 7305", "7305"),
+    ("VPN shared secret: gr33nTea-Harbor", "gr33nTea-Harbor"),
+    ("Guest wifi: Casa-Verde-5G / Lumo!2024#tree", "Lumo!2024#tree"),
+    ("储物柜密码 7781", "7781"),
+    ("门锁管理员密码改成 802615 了，别外传", "802615"),
     # key and token words with a random value
     ("the API key is 9c4e1f7a2b8d6e3f0a5c9b1d7e2f4a6c", "9c4e1f7a2b8d6e3f0a5c9b1d7e2f4a6c"),
     ("Reference manager API key for the sync script, pasted by Ana: qP7xK2mN9vL4tR8wZ3cB5yHd", "qP7xK2mN9vL4tR8wZ3cB5yHd"),
@@ -117,6 +125,14 @@ NOT_SECRETS = [
     'ARGS = {"api_key": "api_key", "secret": "secret_leak"}',
     "token_budget=4096; max_tokens=512",
     "see issue #4521 about the password reset flow",
+    "the garage code is on the fridge",
+    "Door code changes every month; ask Ana for it",
+    "a combination of both approaches worked best",
+    "wifi is down again in the studio",
+    "Guest wifi: ask at the front desk",
+    "the VPN shared secret lives in 1Password",
+    "密码改成每月更换一次",
+    "building code compliance review on 2026-03-14",
 ]
 
 

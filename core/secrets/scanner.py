@@ -88,7 +88,8 @@ def _keyword_hits(line: str, offset: int) -> list[tuple[int, SecretHit]]:
 def _password_accept(word: str, assigned: bool = False):
     """What a password word accepts as its value: a password-like run, or a long letters-only passphrase
     (any length of six or more when it is assigned, `DB_PASSWORD=...`)."""
-    return lambda value: password_like(value) or passphrase_like(value, assigned=assigned)
+    return lambda value: password_like(value) or passphrase_like(value, assigned=assigned) or (
+        value.isdigit() and pin_like(value))     # "储物柜密码 7781": a password of digits may be short
 
 
 def _near_random_hits(line: str, offset: int) -> list[tuple[int, SecretHit]]:

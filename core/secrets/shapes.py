@@ -29,12 +29,21 @@ PASSWORD_WORDS = (
     r"mot(?:s)? de passe|mdp|contraseñas?|contrasenas?|senhas?|palavra[- ]passe|passw[oö]rt(?:er)?|kennw[oö]rt(?:er)?|"
     r"wachtwoord(?:en)?|lösenord(?:et)?|passord(?:et)?|adgangskode|salasana|hasł[oa]|haslo|heslo|"
     r"parola d'ordine|parolă|şifre|şifresi|jelszó|κωδικός|пароль|паролі|mật khẩu|kata sandi|"
-    r"סיסמה|كلمة المرور|كلمة السر|पासवर्ड"
+    r"סיסמה|كلمة المرور|كلمة السر|पासवर्ड|"
+    # what a network or a tunnel is opened with is a password too ("VPN shared secret: …", "wifi key …")
+    r"shared[\s-]?secrets?|pre-?shared[\s-]?keys?|psk|wi-?fi[\s-]?keys?|wlan[\s-]?keys?|network[\s-]?keys?"
 )
 # Words for a PIN: a value of four or more digits after them is a secret.
-PIN_WORDS = r"pin(?:\s?codes?|\s?numbers?)?|code pin|pin码|pin碼"
+# A code that opens a door, a gate, an alarm or a safe is a PIN ("the garage code is 4471", "digicode 2290#").
+PIN_WORDS = (r"pin(?:\s?codes?|\s?numbers?)?|code pin|pin码|pin碼|"
+             + "|".join(rf"{thing}[\s-]?codes?" for thing in (
+                 "door", "gate", "garage", "alarm", "safe", "lock", "locker", "keypad", "entry", "entrance", "building",
+                 "access", "unlock")) + "|"
+             r"combination(?:\s?lock)?|digicodes?|t[üu]rcodes?|torcodes?")
 # Words for an account's login: a `user / password` shape after them.
-LOGIN_WORDS = r"log-?ins?|credentials?|creds|identifiants?|zugangsdaten|credenciales|credenziali|учётные данные"
+# (a Wi-Fi network is named with its password the way an account is: "Guest wifi: Casa-5G / Lumo!2024")
+LOGIN_WORDS = (r"log-?ins?|credentials?|creds|identifiants?|zugangsdaten|credenciales|credenziali|учётные данные|"
+               r"wi-?fi|wlan")
 # Weaker words: a value after them is a secret only when it looks random (a person's "key" is often a door key).
 KEY_WORDS = (
     r"api[\s_-]?keys?|api[\s_-]?tokens?|access[\s_-]?keys?|access[\s_-]?tokens?|secret[\s_-]?keys?|"
@@ -42,7 +51,7 @@ KEY_WORDS = (
     r"jetons?|clés?|cles?|claves?|chaves?|schlüssel|sleutel|nyckel|ключ|токен"
 )
 # Words of scripts written without spaces (or with particles glued on) need no word boundary.
-UNSPACED = {"password": "密码|密碼|口令|パスワード|비밀번호|패스워드|암호", "pin": "暗証番号|PIN码|PIN碼",
+UNSPACED = {"password": "密码|密碼|口令|パスワード|비밀번호|패스워드|암호", "pin": "暗証番号|PIN码|PIN碼|门禁码|門禁碼|开锁码|開鎖碼",
             "login": "登录信息|ログイン情報", "key": "密钥|密鑰|令牌|トークン|토큰|APIキー|API키"}
 CLASSES = (("password", PASSWORD_WORDS), ("pin", PIN_WORDS), ("login", LOGIN_WORDS), ("key", KEY_WORDS))
 
@@ -68,7 +77,7 @@ KEYWORD = re.compile(f"(?=[{re.escape(first_chars(*(w for _n, w in CLASSES), *UN
 SEPARATOR = re.compile(
     r"\s*(?:[:：=＝]|->|=>|→|—|–)\s*|"
     r"\s+(?:is|was|are|es|era|est|è|é|ist|lautet|är|er|on|jest|je|to|equals)(?![^\W\d_])\s*[:：]?\s*|"
-    r"\s*(?:是|为|為|は|が|는|은)\s*[:：]?\s*", re.IGNORECASE)
+    r"\s*(?:改成|改为|改為|换成|換成|设为|設為|设成|設成|是|为|為|は|が|는|은)\s*[:：]?\s*", re.IGNORECASE)
 SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[。！？；\n]")
 GAP_CHARS = 90          # a value is told within a clause of its word
 NEAR_CHARS = 80         # a random token counts as near a word within this distance
@@ -231,6 +240,7 @@ def passphrase_like(value: str, *, assigned: bool) -> bool:
 
 
 def pin_like(value: str) -> bool:
+    value = value.rstrip("#*") if value[:1].isdigit() else value      # a keypad's enter key: "2290#"
     if value.isdigit():
         return 4 <= len(value) <= 12 and not re.fullmatch(r"(?:19|20)\d\d", value)   # a year is no PIN
     return password_like(value)
