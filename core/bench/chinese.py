@@ -56,6 +56,8 @@ DISTRACTORS = [
 def register(sub) -> None:
     parser = sub.add_parser("chinese", help="vector and hybrid search on a small labelled Chinese set")
     parser.add_argument("--model", default="", help="SearchSettings.embedding_model (default: the bundled MiniLM)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override an index option or search tuning knob (for ablations), e.g. cjk_words=false")
     parser.set_defaults(func=run)
 
 
@@ -64,6 +66,7 @@ def run(args) -> int:
     from core.index import SearchIndex
 
     settings = SearchSettings(embedding_model=args.model)
+    options, tuning = kit.overrides(args.set)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "memory").mkdir()
@@ -74,7 +77,8 @@ def run(args) -> int:
             where[i] = len(lines)
             lines.append(f"- {DISTRACTORS[i]}")
         (root / "memory" / "2026-11-30.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        index = SearchIndex(root, root / ".reverie" / "index.db", settings, background=False)
+        index = SearchIndex(root, root / ".reverie" / "index.db", settings, background=False, options=options,
+                            tuning=tuning)
         try:
             index.sync()
             scores = {}

@@ -92,3 +92,6 @@ def test_vectors_bench_small(tmp_path):
 def test_chinese_bench_runs():
     last = bench("chinese")[-1]
     assert re.fullmatch(r"chinese model=all-MiniLM-L6-v2 keyword@5=[\d.]+ meaning@5=[\d.]+ hybrid@5=[\d.]+", last), last
+    assert float(re.search(r"meaning@5=([\d.]+)", last).group(1)) > 0
+    # --set reaches the index: a meaning floor no cosine passes leaves meaning search with no hit
+    assert bench("chinese", "--set", "min_similarity=0.99")[-1].split()[3] == "meaning@5=0.000"
