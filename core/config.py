@@ -94,6 +94,7 @@ class DreamSettings:
     max_input_bytes: int = 10_000_000       # a MEMORY.md or new daily log over this: the dream refuses, saying so
     max_memory_lines: int = 5_000           # a MEMORY.md longer than this: the dream refuses (it compares every pair)
     judgment: str = "both"                  # "rules" | "learned" | "both" (rules, and the learned kind head holds back what it is sure is not durable)
+    arbiter: str = ""                       # with "both": "off" | "kinds" | "duplicates" | "all": where the learned arbiter decides ("" = the shipped default, pools.py)
     max_new_facts: int = 20                 # new bullets proposed per dream, the best supported; the rest stay in the logs
 
 
@@ -143,6 +144,7 @@ CHOICES = {
     ("model", "backend"): ("local", "openai"),
     ("model", "json_mode"): ("", "grammar", "retry"),
     ("dream", "judgment"): ("rules", "learned", "both"),
+    ("dream", "arbiter"): ("", "off", "kinds", "duplicates", "all"),
 }
 
 SECTIONS = {

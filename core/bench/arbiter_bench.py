@@ -5,7 +5,8 @@ thresholds chosen among them), the real dream runs on the case with that fold, a
 scored as `reverie bench consolidation` scores it. The total line is what the shipped arbiter can be
 expected to do on cases like these that it has never seen. By default both of its decisions are
 measured (REVERIE_DREAM_ARBITER=all; the dream's default does not ask it yet, pools.py says why);
-`--kinds` measures it for kinds only, `--off` the hand-set policy that is the default.
+`--kinds` measures it for kinds only, `--duplicates` for relations taking only its repeats, `--off`
+the hand-set policy.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ def register(sub) -> None:
     p.add_argument("--cases", type=Path, help="labelled cases with rows.jsonl.gz (default: the corpus' cases)")
     p.add_argument("--off", action="store_true", help="the hand-set policy instead of the arbiter")
     p.add_argument("--kinds", action="store_true", help="the arbiter for kinds only")
+    p.add_argument("--duplicates", action="store_true", help="the arbiter for relations, taking only its duplicates")
     p.add_argument("--out", type=Path, help="also keep each case's resulting MEMORY.md here")
     p.add_argument("-v", "--verbose", action="store_true", help="list every failed item on stderr")
     p.set_defaults(func=cmd_bench_arbiter)
@@ -73,7 +75,8 @@ def cmd_bench_arbiter(args) -> int:
         arbiter_train.write_rows(folder / arbiter_train.ROWS, collect(arbiter_train.case_folders(folder)))
     rows = arbiter_train.read_rows(folder / arbiter_train.ROWS)
     scores = []
-    os.environ["REVERIE_DREAM_ARBITER"] = "off" if args.off else ("kinds" if args.kinds else "all")
+    what = "off" if args.off else "kinds" if args.kinds else "duplicates" if args.duplicates else "all"
+    os.environ["REVERIE_DREAM_ARBITER"] = what
     fitted = dict(arbiter_train.folds(rows))
     for case in arbiter_train.case_folders(folder):
         labels = json.loads((case / "labels.json").read_text(encoding="utf-8"))
@@ -95,6 +98,5 @@ def cmd_bench_arbiter(args) -> int:
         print(scoring.case_line(score), flush=True)
         if args.verbose:
             list_failures(score)
-    what = "off" if args.off else ("kinds" if args.kinds else "all")
     print(scoring.total_line(scores).replace("consolidation", f"arbiter {what}", 1))
     return 0

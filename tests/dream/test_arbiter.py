@@ -86,16 +86,16 @@ def test_the_rules_new_gives_way_to_the_arbiter_and_nothing_else_does(fixed):
     assert relations.relate(fact, BULLETS).kind == relations.NEW
     assert relations._durable_probability(fact) >= pools.CUED_DURABLE_P
     with fixed(relations_prefer="update"):
-        got = relations.relate(fact, BULLETS, policy=pools.HeadPolicy(arbiter=True))
+        got = relations.relate(fact, BULLETS, policy=pools.HeadPolicy(arbiter=pools.ARBITER_TAKES["all"]))
         assert (got.kind, got.weighed) == (relations.UPDATE, True) and got.target in ("a", "b")
         # a numbered sibling is never taken, whatever the arbiter says
         siblings = [Candidate("v4", "Irrigation valve 4 is in the north field", 0.9)]
         assert relations.relate("Irrigation valve 3 is in the north field", siblings,
-                                policy=pools.HeadPolicy(arbiter=True)).kind == relations.NEW
-        assert relations.relate(FACT, BULLETS, policy=pools.HeadPolicy(arbiter=True)) == \
+                                policy=pools.HeadPolicy(arbiter=pools.ARBITER_TAKES["all"])).kind == relations.NEW
+        assert relations.relate(FACT, BULLETS, policy=pools.HeadPolicy(arbiter=pools.ARBITER_TAKES["all"])) == \
             relations.relate(FACT, BULLETS)                                  # the rules' update stands
     with fixed(relations_prefer="none"):
-        got = relations.relate(fact, BULLETS, policy=pools.HeadPolicy(arbiter=True))
+        got = relations.relate(fact, BULLETS, policy=pools.HeadPolicy(arbiter=pools.ARBITER_TAKES["all"]))
         assert got == relations.relate(fact, BULLETS)                       # the rules' own answer
 
 
@@ -104,7 +104,7 @@ def test_a_status_line_relates_to_nothing_whatever_the_arbiter_says(fixed):
     assert relations._durable_probability(status) < pools.CUED_DURABLE_P
     with fixed(relations_prefer="duplicate"):
         bullets = [Candidate("s", "Deploy target: Fly.io, region fra", 0.5)]
-        assert relations.relate(status, bullets, policy=pools.HeadPolicy(arbiter=True)) == \
+        assert relations.relate(status, bullets, policy=pools.HeadPolicy(arbiter=pools.ARBITER_TAKES["all"])) == \
             relations.relate(status, bullets)                                # the rules' answer stands
 
 
@@ -120,6 +120,48 @@ def test_the_kind_arbiter_decides_what_the_rules_call_durable_and_nothing_they_h
     with fixed(lasting=True):
         assert [k.kind for k in kinds.classify_facts_both(lines, arbitrated=True)] == \
             [kinds.DURABLE, kinds.TRANSIENT, kinds.ONE_OFF]
+
+
+def test_the_kind_arbiter_never_promotes_a_line_the_head_finds_a_secret(fixed):
+    lines = ["Router admin login is admin with Kestrel_88!", "Locker combination 31-07-19"]   # no scanner shape
+    classes, rows = kinds.heads.kind_probabilities(lines)
+    assert all(classes[int(np.argmax(row))] == kinds.SECRET for row in rows)
+    assert all(kinds.needs_head(line, kinds.word_kinds.classify_fact(line)) for line in lines)
+    with fixed(lasting=True):
+        assert all(k.kind != kinds.DURABLE for k in kinds.classify_facts_both(lines, arbitrated=True))
+
+
+def test_the_dream_arbiter_setting_turns_each_half_on_and_the_environment_overrides_it(monkeypatch):
+    monkeypatch.delenv("REVERIE_DREAM_ARBITER", raising=False)
+    monkeypatch.delenv("REVERIE_DREAM_RELATIONS", raising=False)
+    assert (pools.arbiter_on("kinds"), pools.arbiter_relations("kinds")) == (True, frozenset())
+    assert (pools.arbiter_on("duplicates"), pools.arbiter_relations("duplicates")) == (False, {"duplicate"})
+    assert (pools.arbiter_on("all"), pools.arbiter_relations("all")) == (True, {"duplicate", "update", "conflict"})
+    assert (pools.arbiter_on("off"), pools.arbiter_relations("off")) == (False, frozenset())
+    assert pools.HeadPolicy.of_process(True, "all").arbiter and not pools.HeadPolicy.of_process(False, "all").arbiter
+    assert pools.arbiter_relations("") == pools.ARBITER_TAKES[pools.ARBITER_RELATIONS]
+    monkeypatch.setenv("REVERIE_DREAM_ARBITER", "off")
+    assert not pools.arbiter_on("all") and not pools.arbiter_relations("all")
+
+
+def test_with_duplicates_only_an_update_the_arbiter_finds_is_left_to_the_hand_set_paths(fixed):
+    fact = "团队周会以后改到每周二上午十点"
+    with fixed(relations_prefer="update"):
+        only = relations.relate(fact, BULLETS, policy=pools.HeadPolicy(arbiter=pools.ARBITER_TAKES["duplicates"]))
+        assert only == relations.relate(fact, BULLETS)                      # not the arbiter's update
+    with fixed(relations_prefer="duplicate"):
+        got = relations.relate(fact, BULLETS, policy=pools.HeadPolicy(arbiter=pools.ARBITER_TAKES["duplicates"]))
+        assert (got.kind, got.weighed) == (relations.DUPLICATE, True)
+
+
+def test_a_dream_arbiter_setting_is_read_from_the_config_and_a_wrong_word_refused(tmp_path):
+    from core.config import ConfigError, load_settings
+    path = tmp_path / "config.toml"
+    path.write_text('[dream]\narbiter = "kinds"\n', encoding="utf-8")
+    assert load_settings(path).dream.arbiter == "kinds"
+    path.write_text('[dream]\narbiter = "sometimes"\n', encoding="utf-8")
+    with pytest.raises(ConfigError):
+        load_settings(path)
 
 
 def test_rows_are_labelled_from_the_case_labels():

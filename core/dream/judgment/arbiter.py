@@ -40,7 +40,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from core.dream.judgment import heads, pair_focus, persons_lines, pools, signals, word_relations
+from core.dream.judgment import heads, pair_focus, persons_lines, pools, records, signals, word_relations
 from core.dream.judgment.pools import Judged
 from core.dream.judgment.wording import foreign, unbracketed
 
@@ -58,8 +58,12 @@ CANDIDATE_FEATURES = FACT_FEATURES + (
     f"pair_{name}" for name in ("unit_change", "numbers_differ", "numbers_kept", "numbers_restated", "times_differ",
                                 "dates_differ", "days_differ", "names_shared", "names_kept", "names_restated",
                                 "bullet_negated", "fact_negated", "negation_differs", "longer", "shorter",
-                                "grams_shared", "grams_kept", "grams_restated", "script_differs"))
-# (the pair_ names are signals.pair_signals of the bullet at stake, in its order)
+                                "grams_shared", "grams_kept", "grams_restated", "script_differs")) + tuple(
+    f"record_{name}" for name in records.RECORD_SIGNALS) + ("cosine_margin", "meaning_margin")
+# (the pair_ names are signals.pair_signals of the bullet at stake, in its order; the record_ names
+# records.pair_signals: two records of one list look alike and are two facts. A margin is how far
+# the bullet stands above the fact's other candidates: in an agent's log about one project every
+# line is near every other, and nearness alone says little there)
 
 RECORDER: Callable[[str, dict], None] | None = None
 WEIGHTS = heads.WEIGHTS
@@ -117,6 +121,14 @@ def _ranks(values: Sequence[float]) -> list[float]:
     return rank
 
 
+def _margins(values: Sequence[float]) -> list[float]:
+    """Each value less the mean of the others (0 for a lone candidate)."""
+    if len(values) < 2:
+        return [0.0] * len(values)
+    total = float(sum(values))
+    return [float(v) - (total - float(v)) / (len(values) - 1) for v in values]
+
+
 def candidate_features(fact: str, bullets: Sequence[str], cosines: Sequence[float], pinned: Sequence[bool],
                        views: Sequence[Judged], meaning: Sequence[float] | None, p_durable: float) -> np.ndarray:
     """One row per candidate bullet: what the fact is (its cues, how lasting the kind head finds it), how
@@ -129,6 +141,7 @@ def candidate_features(fact: str, bullets: Sequence[str], cosines: Sequence[floa
     fact_row = [float(signals.rules_unread(fact)), float(word_relations.has_change_cue(fact, any_language=True)),
                 float(word_relations.has_sameness_cue(fact, any_language=True)), p_durable, min(len(bullets), 20) / 20]
     cosine_rank, meaning_rank, sure_rank = _ranks(list(cosines)), _ranks(meaning), _ranks(sure)
+    cosine_margin, meaning_margin = _margins(list(cosines)), _margins(meaning)
     rows = []
     for i, (bullet, view) in enumerate(zip(bullets, views)):
         own = view.own or view.mass
@@ -141,7 +154,8 @@ def candidate_features(fact: str, bullets: Sequence[str], cosines: Sequence[floa
             float(not pinned[i] and bool(persons_lines.why_not_replace(fact, bullet))),
             float(foreign(bullet) != foreign(fact)), persons_lines.coverage(fact, bullet),
             persons_lines.coverage(bullet, fact)]
-            + [float(v) for v in signals.pair_signals(bullet, fact)])
+            + [float(v) for v in signals.pair_signals(bullet, fact)]
+            + [float(v) for v in records.pair_signals(bullet, fact)] + [cosine_margin[i], meaning_margin[i]])
     return np.asarray(rows, dtype=np.float32).reshape(len(bullets), len(CANDIDATE_FEATURES))
 
 

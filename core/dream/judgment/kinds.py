@@ -187,7 +187,11 @@ def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequ
 def _arbitrated(text: str, rule: FactKind, row, classes: Sequence[str]) -> FactKind | None:
     """The arbiter's kind for a line the rules judged `rule`: durable when it finds the line lasting,
     else the rules' own kind or, where they said durable, the head's likeliest other kind. None when
-    no arbiter is shipped."""
+    no arbiter is shipped, and for a line the head finds likeliest a secret: the cases teach the arbiter
+    no secret (the scanner decides those before it is asked), and a credential written into MEMORY.md
+    costs more than a fact left in the log, so the veto decides it (judge_both)."""
+    if classes[max(range(len(classes)), key=lambda i: float(row[i]))] == SECRET:
+        return None
     keep = arbiter.lasting(text, rule.kind, row, classes)
     if keep is None:
         return None

@@ -158,26 +158,31 @@ PLAIN_CHANGES = frozenset({(NEW, DUPLICATE)})
 ARBITER_KINDS = False
 
 
-def arbiter_on() -> bool:
-    """Whether "both" asks the learned arbiter about the kinds of lines in this process."""
-    wanted = os.environ.get("REVERIE_DREAM_ARBITER", "")
+def _arbiter_wanted(setting: str) -> str:
+    """"off", "kinds", "all" or "" (the shipped default): REVERIE_DREAM_ARBITER, else the workspace's
+    dream.arbiter setting (a benchmark's temporary workspaces have no config)."""
+    return os.environ.get("REVERIE_DREAM_ARBITER", "") or setting
+
+
+def arbiter_on(setting: str = "") -> bool:
+    """Whether "both" asks the learned arbiter about the kinds of lines (`setting`: dream.arbiter)."""
+    wanted = _arbiter_wanted(setting)
     return wanted in ("kinds", "all") if wanted else ARBITER_KINDS
 
 
-# Whether "both" lets the learned arbiter decide the relation of a fact the rules call new. Off by
-# default: leave one labelled case out it finds far more repeats and updates than the hand-set paths
-# below (dup_added 0.112 against 0.268, updates 0.549 against 0.403, kept 0.995 against 0.995), but on
-# published agents' logs, even behind relations._arbitrated's guards, it took 106 relations in two
-# workspaces (the hand-set paths rewrite 2 and 10-11 lines there), most of them wrong in a sample: two
-# status records, two commits, two rows of one table read as one fact or as a changed value ("NEVER raw
-# markdown in Google Docs" merged into "Formatting: never use em dashes"). The cases it learned from hold
-# few lines of that shape (docs/benchmarks.md). REVERIE_DREAM_ARBITER=all turns it on for a run.
-ARBITER_RELATIONS = False
+# Which relations "both" lets the learned arbiter take, for a fact the rules call new (dream.arbiter):
+# "duplicates" only its repeats, "all" its repeats, updates and breaks of a pin; "off" and "kinds" none.
+ARBITER_TAKES = {"off": frozenset(), "kinds": frozenset(), "duplicates": frozenset({"duplicate"}),
+                 "all": frozenset({"duplicate", "update", "conflict"})}
+# The default. Its updates are not taken: leave one labelled case out they are right more often than
+# the hand-set paths' (updates 0.51 against 0.41), but on published agents' logs most of them rewrote
+# one record with another of its list (two commits, two questions answered, two playbooks created).
+ARBITER_RELATIONS = "off"
 
 
-def arbiter_relations_on() -> bool:
-    wanted = os.environ.get("REVERIE_DREAM_ARBITER", "")
-    return wanted == "all" if wanted else ARBITER_RELATIONS
+def arbiter_relations(setting: str = "") -> frozenset[str]:
+    """The relations "both" lets the learned arbiter take (`setting`: dream.arbiter)."""
+    return ARBITER_TAKES.get(_arbiter_wanted(setting) or ARBITER_RELATIONS, frozenset())
 
 
 @dataclass(frozen=True)
@@ -196,16 +201,16 @@ class HeadPolicy:
     cued_updates: bool = False
     same_duplicates: bool = False
     plain_duplicates: bool = False
-    arbiter: bool = False       # the learned arbiter decides a fact the rules call new (arbiter_relations_on)
+    arbiter: frozenset = frozenset()   # the relations the learned arbiter may take of a fact the rules call new
 
     @classmethod
-    def of_process(cls, both: bool) -> "HeadPolicy":
-        """The policy of a dream with dream.judgment = "both" (`both`) in this process; the rules alone
-        otherwise."""
+    def of_process(cls, both: bool, arbiter: str = "") -> "HeadPolicy":
+        """The policy of a dream with dream.judgment = "both" (`both`) and dream.arbiter = `arbiter` in this
+        process; the rules alone otherwise."""
         if not both:
             return RULES_ONLY
         return cls(override_on(), unread_by_head(), _on(UNREAD_DUPLICATES), _on(CUED_UPDATES), _on(SAME_DUPLICATES),
-                   _on(PLAIN_DUPLICATES), _on(arbiter_relations_on()))
+                   _on(PLAIN_DUPLICATES), arbiter_relations(arbiter) if _on(True) else frozenset())
 
 
 RULES_ONLY = HeadPolicy()

@@ -79,15 +79,15 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     the bullet no new value; for any other line the rules read and call new, only as a duplicate at
     pools.PLAIN_DUPLICATE_P of a bullet with no new value and near in meaning
     (pools.PLAIN_DUPLICATE_MEANING). On the value paths the head chooses among the bullets whose
-    values agree. With `policy.arbiter` (off by default: pools.arbiter_relations_on) and its weights shipped, all of
-    that gives way, for a fact the rules call new, to the learned arbiter (arbiter.related), which
-    read every candidate; the rules' repeats, updates and conflicts stand."""
+    values agree. With `policy.arbiter` (the relations it may take: pools.arbiter_relations) and its weights shipped,
+    all of that gives way, for a fact the rules call new, to the learned arbiter (arbiter.related), which
+    read every candidate, where it takes one of those; the rules' repeats, updates and conflicts stand."""
     if learned:
         return _relation(pools.choose(_views(fact, candidates)), candidates, "")
     old = word_relations.relate(fact, candidates, rarity or Rarity([c.text for c in candidates] + [fact]))
     rule = Relation(old.kind, old.target, old.reason, old.cosine)
     if policy.arbiter and candidates and rule.kind == NEW:
-        arbitrated = _arbitrated(fact, candidates, rule)
+        arbitrated = _arbitrated(fact, candidates, rule, policy.arbiter)
         if arbitrated is not None:
             return arbitrated
     allowed = _head_may(fact, policy)
@@ -111,9 +111,10 @@ def relate(fact: str, candidates: Sequence[Candidate], rarity: Rarity | None = N
     return _relation(choice, candidates, "the head overrode the rules, ")
 
 
-def _arbitrated(fact: str, candidates: Sequence[Candidate], rule: Relation) -> Relation | None:
+def _arbitrated(fact: str, candidates: Sequence[Candidate], rule: Relation, takes: frozenset) -> Relation | None:
     """For a fact the rules call new: the bullet the learned arbiter finds it repeats, updates or breaks
-    (arbiter.related), else the rules' answer; None when no arbiter is shipped.
+    (arbiter.related), else the rules' answer; None when no arbiter is shipped, or when what it found is
+    not among the relations it may take (`takes`): the hand-set paths decide then.
 
     A guard measured on real agents' logs stays around it, because the labelled cases hold few of their
     lines: a fact the kind head finds unlikely to last (under pools.CUED_DURABLE_P) relates to nothing
@@ -136,6 +137,8 @@ def _arbitrated(fact: str, candidates: Sequence[Candidate], rule: Relation) -> R
     if found is None:
         return rule
     index, kind, probability = found
+    if kind not in takes:
+        return None
     if kind != CONFLICT and _sibling(candidates[index].text, fact):
         return rule     # "valve 3" is never "valve 4": near certain, whatever the cases taught (_sibling_pick)
     if kind == DUPLICATE and persons_lines.another_record(candidates[index].text, fact):

@@ -176,7 +176,8 @@ def gather_stage(ctx: DreamContext) -> Progress:
     if facts:
         ctx.similarity.prepare([f.text for f in facts] + [e.text for e in ctx.memory.live()])
     texts = [f.text for f in facts]
-    kinds = (classify_facts_both(texts, kept=[e.text for e in ctx.memory.live()]) if _judgment(ctx) == "both"
+    kinds = (classify_facts_both(texts, kept=[e.text for e in ctx.memory.live()],
+                                 arbitrated=pools.arbiter_on(_arbiter(ctx))) if _judgment(ctx) == "both"
              else classify_facts(texts, _learned(ctx)))      # the head runs once for all of them
     kinds = _spare_updates(ctx, facts, kinds)
     for number, (fact, kind) in enumerate(zip(facts, kinds), start=1):
@@ -312,9 +313,14 @@ def _judgment(ctx: DreamContext) -> str:
     return judgment_of(ctx.settings)
 
 
+def _arbiter(ctx: DreamContext) -> str:
+    """dream.arbiter: where the learned arbiter decides ("" = the shipped default; pools.arbiter_on)."""
+    return getattr(getattr(ctx.settings, "dream", None), "arbiter", "")
+
+
 def _policy(ctx: DreamContext) -> pools.HeadPolicy:
     """Where the learned head may override the word rules' relations in this dream (read once per stage)."""
-    return pools.HeadPolicy.of_process(_judgment(ctx) == "both")
+    return pools.HeadPolicy.of_process(_judgment(ctx) == "both", _arbiter(ctx))
 
 
 def _learned(ctx: DreamContext) -> bool:
