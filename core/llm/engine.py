@@ -62,11 +62,13 @@ def llama_defaults():
 
     - Flash attention: it maps flash_attn=True/False to ENABLED/DISABLED and offers no
       AUTO; ENABLED points at AUTO while a context is made (pass flash_attn=True).
-    - Weight repacking ("extra buffer types"): off where the CPU advertises AMX.
-      ggml's AMX matmul faults (SIGSEGV in ggml_backend_amx_mul_mat on every prompt
-      of more than one token) on virtual machines that list AMX but do not enable its
-      tile state, as on the machine this was written on. REVERIE_LLAMA_EXTRA_BUFTS=1
-      turns repacking back on where AMX works.
+    - Weight repacking ("extra buffer types"): off where the CPU advertises AMX and
+      llama.cpp was built with AMX code (a native build on such a CPU; scripts/setup.sh
+      builds without it). ggml's AMX matmul faults (SIGILL on a tile instruction or
+      SIGSEGV in ggml_backend_amx_mul_mat, on the first prompt of more than one token,
+      whatever the model) on virtual machines that list AMX, as on the machines this
+      was written on. REVERIE_LLAMA_EXTRA_BUFTS=1 turns repacking back on where AMX
+      works, =0 turns it off everywhere.
     Only for the worker (and servers we start): both are single-threaded at load time.
     """
     import llama_cpp.llama_cpp as lib
@@ -89,7 +91,23 @@ def extra_buffers_ok() -> bool:
     flag = os.environ.get("REVERIE_LLAMA_EXTRA_BUFTS", "")
     if flag:
         return flag not in ("0", "false", "no")
-    return not cpu_has_amx()
+    return not (cpu_has_amx() and build_has_amx())
+
+
+def extra_buffers_forced() -> bool:
+    """REVERIE_LLAMA_EXTRA_BUFTS turns repacking on although this CPU lists AMX."""
+    flag = os.environ.get("REVERIE_LLAMA_EXTRA_BUFTS", "")
+    return bool(flag) and flag not in ("0", "false", "no") and cpu_has_amx()
+
+
+def build_has_amx() -> bool:
+    """Whether this llama.cpp was compiled with AMX code (it reports AMX_INT8 = 1); True when it cannot say."""
+    try:
+        import llama_cpp
+
+        return b"AMX_INT8 = 1" in llama_cpp.llama_print_system_info()
+    except Exception:
+        return True
 
 
 def cpu_has_amx() -> bool:

@@ -7,6 +7,7 @@ noticed even while it is silent (a long prompt, a segfault).
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import time
 import weakref
@@ -23,6 +24,21 @@ POLL_S = 0.05
 
 class _IdleExit(Exception):
     """The worker had just exited for idleness when the request arrived: start a new one and resend."""
+
+
+def crash_hint(code: int | None) -> str:
+    """What a person can do about a worker's death, where its cause says (an illegal instruction)."""
+    if code != -signal.SIGILL:
+        return ""
+    from core.llm.engine import extra_buffers_forced
+
+    hint = ("llama.cpp ran a CPU instruction this machine cannot run: its llama-cpp-python build was made for "
+            "another CPU (a wheel reused from pip's cache or a copied .venv), or it uses AMX that this machine "
+            "lists but cannot run. In a source checkout, rebuild it for any CPU of this kind with "
+            "`REVERIE_REBUILD=1 bash scripts/setup.sh`")
+    if extra_buffers_forced():
+        hint += ", or unset REVERIE_LLAMA_EXTRA_BUFTS (it turns on the weight repacking that uses AMX)"
+    return hint + ". "
 
 
 class WorkerProcess:
@@ -80,7 +96,7 @@ class WorkerProcess:
         self.stop(graceful=False)
         detail = f"; its last words: {tail}" if tail else ""
         return ModelWorkerCrashed(f"the model worker for {self.label} died ({describe_exit(code)}){detail}. "
-                                  "The next request starts a fresh one.")
+                                  f"{crash_hint(code)}The next request starts a fresh one.")
 
     # -- requests ----------------------------------------------------------
     def request(self, message: dict, *, on_token: Callable[[str], None] | None = None,

@@ -6,7 +6,7 @@ import os
 from core.config import ModelSettings
 from core.llm import hardware
 from core.llm.client import LocalClient
-from core.llm.engine import cpu_has_amx, extra_buffers_ok
+from core.llm.engine import build_has_amx, cpu_has_amx, extra_buffers_forced, extra_buffers_ok
 
 
 def test_threads_are_the_physical_cores():
@@ -30,12 +30,21 @@ def test_context_length_is_capped_by_the_model():
 
 
 def test_weight_repacking_follows_the_cpu_and_the_override(monkeypatch):
+    import llama_cpp
+
     monkeypatch.delenv("REVERIE_LLAMA_EXTRA_BUFTS", raising=False)
-    assert extra_buffers_ok() == (not cpu_has_amx())
+    assert build_has_amx() == (b"AMX_INT8 = 1" in llama_cpp.llama_print_system_info())
+    assert extra_buffers_ok() == (not (cpu_has_amx() and build_has_amx()))
+    assert not extra_buffers_forced()
+    monkeypatch.setattr(llama_cpp, "llama_print_system_info", lambda: b"CPU : AVX2 = 1 | REPACK = 1 |")
+    assert not build_has_amx() and extra_buffers_ok(), "a build without AMX code repacks on any CPU"
+    monkeypatch.setattr(llama_cpp, "llama_print_system_info", lambda: b"CPU : AVX2 = 1 | AMX_INT8 = 1 |")
+    assert build_has_amx() and extra_buffers_ok() == (not cpu_has_amx())
     monkeypatch.setenv("REVERIE_LLAMA_EXTRA_BUFTS", "1")
     assert extra_buffers_ok()
+    assert extra_buffers_forced() == cpu_has_amx()
     monkeypatch.setenv("REVERIE_LLAMA_EXTRA_BUFTS", "0")
-    assert not extra_buffers_ok()
+    assert not extra_buffers_ok() and not extra_buffers_forced()
 
 
 def test_flash_attention_is_left_to_llama_cpp_and_the_defaults_are_restored():

@@ -191,6 +191,26 @@ def test_a_killed_worker_is_a_clear_error_and_the_next_call_works(smol):
     assert smol.count_tokens("a fresh worker counts this") > 0
 
 
+
+def test_an_illegal_instruction_kills_only_the_worker_and_says_what_to_do(smol):
+    """A llama.cpp built for another CPU (or AMX that faults) dies with SIGILL on its first step:
+    the caller gets a ModelWorkerCrashed naming the cause and the rebuild, and the next call works."""
+    smol.complete(ask("Hi"), max_tokens=2)
+    pid = smol.worker_pid
+    seen = []
+
+    def crash_after_one(piece):
+        seen.append(piece)
+        if len(seen) == 1:
+            os.kill(pid, signal.SIGILL)
+
+    with pytest.raises(ModelWorkerCrashed, match="SIGILL") as crashed:
+        smol.complete(ask("Count from one to fifty."), max_tokens=100, on_token=crash_after_one)
+    assert "CPU instruction this machine cannot run" in str(crashed.value)
+    assert "REVERIE_REBUILD=1 bash scripts/setup.sh" in str(crashed.value)
+    assert smol.complete(ask("Say hi."), max_tokens=4).completion_tokens >= 1
+    assert smol.worker_pid not in (None, pid)
+
 def test_an_idle_worker_unloads_and_comes_back():
     client = client_for(SMOL, idle_unload_s=1.0)
     try:
