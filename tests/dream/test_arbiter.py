@@ -222,3 +222,30 @@ def test_the_shipped_rows_cover_every_case_and_both_tasks():
     for case in arbiter_train.case_folders():
         labels = json.loads((case / "labels.json").read_text(encoding="utf-8"))
         assert labels["items"] and (case / "MEMORY.md").exists()
+
+
+def test_a_workspaces_dream_arbiter_setting_reaches_its_dream(tmp_path, fixed, monkeypatch):
+    """dream.arbiter = "duplicates" in the workspace's settings: a restatement the rules cannot read is
+    the repeat the arbiter finds (the bullet gets a source, nothing is added); "off": it is added."""
+    import datetime as dt
+
+    from core.dream.pipeline.consolidator import run_dream
+    from core.workspace import Workspace
+    from tests.support.dreamkit import write_log
+
+    monkeypatch.delenv("REVERIE_DREAM_ARBITER", raising=False)
+    added = {}
+    for setting in ("off", "duplicates"):
+        workspace = Workspace.create(tmp_path / setting)
+        try:
+            snap = workspace.read_memory()
+            workspace.write_memory("# MEMORY\n\n## Team\n- Weekly team call on Mondays at 10:00\n", snap.hash)
+            write_log(workspace, "2026-12-05", ["团队周会固定在每周一上午十点开"])
+            workspace.settings = workspace.settings.replace("dream", arbiter=setting)
+            with fixed(relations_prefer="duplicate"):
+                result = run_dream(workspace, None, now=dt.datetime(2026, 12, 6, 9, 0, tzinfo=dt.timezone.utc),
+                                   apply=False)
+            added[setting] = [c.after for c in result.proposal.changes if c.kind == "add"] if result.proposal else []
+        finally:
+            workspace.close()
+    assert added["off"] and not added["duplicates"]
