@@ -154,12 +154,12 @@ PLAIN_CHANGES = frozenset({(NEW, DUPLICATE)})
 # (durable 0.968 against 0.955, one-off leak 0.200 against 0.229), but on the clean set of the seventh
 # round it let one more to-do through (transient leak 0.103 -> 0.128), and it holds back plain facts the
 # kind head misreads as status ("Rosa Quintero maintains the billing dashboard": p(durable) 0.22, the
-# arbiter's 0.28 under its 0.30) that the veto keeps. REVERIE_DREAM_ARBITER=kinds (or =all) turns it on.
+# arbiter's 0.28 under its 0.30) that the veto keeps. dream.arbiter = "kinds" (or "all") turns it on.
 ARBITER_KINDS = False
 
 
 def _arbiter_wanted(setting: str) -> str:
-    """"off", "kinds", "all" or "" (the shipped default): REVERIE_DREAM_ARBITER, else the workspace's
+    """"off", "kinds", "duplicates", "all" or "" (the shipped default): REVERIE_DREAM_ARBITER, else the workspace's
     dream.arbiter setting (a benchmark's temporary workspaces have no config)."""
     return os.environ.get("REVERIE_DREAM_ARBITER", "") or setting
 
