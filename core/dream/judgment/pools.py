@@ -177,7 +177,7 @@ ARBITER_TAKES = {"off": frozenset(), "kinds": frozenset(), "duplicates": frozens
 # The default: none. Its updates: leave one labelled case out they are right more often than the
 # hand-set paths' (updates 0.51 against 0.41), but on published agents' logs most of them rewrote one
 # record with another of its list (two questions answered, two playbooks created). Its repeats alone
-# ("duplicates"): dup_added 0.248 -> 0.105 leave one case out, 0.414 -> 0.241 on a clean set, about
+# ("duplicates"): dup_added 0.248 -> 0.112 leave one case out, 0.414 -> 0.241 on a clean set, about
 # three in four right on published logs (a wrong one rewrites nothing), but on the development cases
 # they merge one durable fact into a bullet about the same file, and no development figure may fall.
 ARBITER_RELATIONS = "off"
