@@ -79,7 +79,7 @@ def test_a_value_in_brackets_is_no_new_value_of_the_slot(bullet, fact, new):
 def test_a_long_run_of_clauses_with_a_new_time_is_not_a_cued_update():
     # an agent's report that happens to hold another time than the bullet is about more than its value
     bullet = "Verification passed: build ok, timer enabled for weekday 1pm"
-    fact = ("Mission Control UI update: project reference now offers No reference and Personal; new tasks default "
+    fact = ("Dashboard UI update: project reference now offers No reference and Personal; new tasks default "
             "due time to 17:00 while the rest stays; restarted the service; checked logs; all green")
     candidates = [Candidate("b", bullet, 0.5), OTHER]
     assert signals.value_changed(bullet, fact)
