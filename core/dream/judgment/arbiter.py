@@ -22,9 +22,10 @@ was right (arbiter_train.py). Two small models read that evidence:
 
 Features are numbers in a fixed order (KIND_FEATURES, CANDIDATE_FEATURES); the models are
 weights/arbiter-kinds.npz (heads.Head) and weights/arbiter-relations.npz (Network), each with its
-threshold beside it (.threshold). The dream asks the arbiter only when REVERIE_DREAM_ARBITER says so
-(=kinds, =all; pools.py says why it is off by default) and its weights are there; otherwise, and
-with =off, it uses the hand-set policy.
+threshold beside it (.threshold). The dream asks the arbiter only where the workspace's dream.arbiter
+setting (or REVERIE_DREAM_ARBITER, for one run) says so — "kinds", "duplicates" (its repeats alone) or
+"all"; pools.py says why none is the default — and its weights are there; otherwise it uses the
+hand-set policy.
 
 `RECORDER`, when set (arbiter.recording), is called with every decision's evidence, and no shipped
 decision is used: `reverie bench arbiter --collect` (core/bench/arbiter_bench.collect) builds the

@@ -158,7 +158,7 @@ def classify_facts_both(texts: Sequence[str], veto_p: float = VETO_P, kept: Sequ
                         arbitrated: bool | None = None) -> list[FactKind]:
     """The rules' kind, or the learned head's where the rules say durable and the head is sure it is not
     (judge_both) — or, with the learned arbiter (`arbitrated`; by default pools.arbiter_on(), off unless
-    REVERIE_DREAM_ARBITER asks), its decision on the lines the head is asked about (needs_head). A fact that says word for word
+    dream.arbiter or REVERIE_DREAM_ARBITER asks), its decision on the lines the head is asked about (needs_head). A fact that says word for word
     what a bullet of MEMORY.md (`kept`) says is never held back by the head: the memory itself already
     records it as lasting."""
     out = [FactKind(k.kind, k.reason, k.score) for k in map(word_kinds.classify_fact, texts)]

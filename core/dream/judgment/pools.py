@@ -213,7 +213,7 @@ class HeadPolicy:
         if not both:
             return RULES_ONLY
         return cls(override_on(), unread_by_head(), _on(UNREAD_DUPLICATES), _on(CUED_UPDATES), _on(SAME_DUPLICATES),
-                   _on(PLAIN_DUPLICATES), arbiter_relations(arbiter) if _on(True) else frozenset())
+                   _on(PLAIN_DUPLICATES), frozenset() if _asked() == "rules" else arbiter_relations(arbiter))
 
 
 RULES_ONLY = HeadPolicy()

@@ -98,8 +98,7 @@ def _grams(text: str) -> set[str]:
 
 
 def _jaccard(a: str, b: str) -> float:
-    ga, gb = _grams(a), _grams(b)
-    return len(ga & gb) / len(ga | gb) if ga | gb else 0.0
+    return signals.jaccard(_grams(a), _grams(b))
 
 
 def pair_signals(bullet: str, line: str) -> np.ndarray:

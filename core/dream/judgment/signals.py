@@ -132,7 +132,7 @@ def _differ(a: set, b: set) -> float:
     return float(bool(a) and bool(b) and a != b)
 
 
-def _jaccard(a: set, b: set) -> float:
+def jaccard(a: set, b: set) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
@@ -168,10 +168,10 @@ def pair_signals(bullet: str, line: str) -> np.ndarray:
         same_unit_change, _differ(a["numbers"], b["numbers"]), _within(b["numbers"], a["numbers"]),
         _within(a["numbers"], b["numbers"]),
         _differ(a["times"], b["times"]), _differ(a["dates"], b["dates"]), _differ(a["days"], b["days"]),
-        _jaccard(a["names"], b["names"]), _within(b["names"], a["names"]), _within(a["names"], b["names"]),
+        jaccard(a["names"], b["names"]), _within(b["names"], a["names"]), _within(a["names"], b["names"]),
         float(bool(na)), float(bool(nb)), float(bool(na) != bool(nb)),
         min(lb / la, 4.0) / 4, min(la / lb, 4.0) / 4,
-        _jaccard(ga, gb), _within(gb, ga), _within(ga, gb),
+        jaccard(ga, gb), _within(gb, ga), _within(ga, gb),
         abs(cjk_share(bullet) - cjk_share(line)),
     ], dtype=np.float32)
 
