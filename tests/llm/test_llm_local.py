@@ -172,18 +172,25 @@ def test_cancel_during_a_long_prompt_kills_the_worker_after_the_deadline():
         client.close()
 
 
-def test_a_killed_worker_is_a_clear_error_and_the_next_call_works(smol):
+def _killed_mid_reply(smol, sig: int, after: int) -> tuple[int, ModelWorkerCrashed]:
+    """Send `sig` to the worker once `after` pieces of a reply have arrived: (the old worker's pid, the
+    error the caller got)."""
     smol.complete(ask("Hi"), max_tokens=2)
     pid = smol.worker_pid
-    killed = []
+    seen = []
 
-    def kill_after_two(piece):
-        killed.append(piece)
-        if len(killed) == 2:
-            os.kill(pid, signal.SIGKILL)
+    def kill_mid_reply(piece):
+        seen.append(piece)
+        if len(seen) == after:
+            os.kill(pid, sig)
 
-    with pytest.raises(ModelWorkerCrashed, match="SIGKILL"):
-        smol.complete(ask("Count from one to fifty."), max_tokens=100, on_token=kill_after_two)
+    with pytest.raises(ModelWorkerCrashed, match=signal.Signals(sig).name) as crashed:
+        smol.complete(ask("Count from one to fifty."), max_tokens=100, on_token=kill_mid_reply)
+    return pid, crashed.value
+
+
+def test_a_killed_worker_is_a_clear_error_and_the_next_call_works(smol):
+    pid, _ = _killed_mid_reply(smol, signal.SIGKILL, after=2)
     assert smol.complete(ask("Say hi."), max_tokens=4).completion_tokens >= 1
     assert smol.worker_pid not in (None, pid)
     os.kill(smol.worker_pid, signal.SIGKILL)   # killed while idle: the next call does not even notice
@@ -191,25 +198,15 @@ def test_a_killed_worker_is_a_clear_error_and_the_next_call_works(smol):
     assert smol.count_tokens("a fresh worker counts this") > 0
 
 
-
 def test_an_illegal_instruction_kills_only_the_worker_and_says_what_to_do(smol):
     """A llama.cpp built for another CPU (or AMX that faults) dies with SIGILL on its first step:
     the caller gets a ModelWorkerCrashed naming the cause and the rebuild, and the next call works."""
-    smol.complete(ask("Hi"), max_tokens=2)
-    pid = smol.worker_pid
-    seen = []
-
-    def crash_after_one(piece):
-        seen.append(piece)
-        if len(seen) == 1:
-            os.kill(pid, signal.SIGILL)
-
-    with pytest.raises(ModelWorkerCrashed, match="SIGILL") as crashed:
-        smol.complete(ask("Count from one to fifty."), max_tokens=100, on_token=crash_after_one)
-    assert "CPU instruction this machine cannot run" in str(crashed.value)
-    assert "REVERIE_REBUILD=1 bash scripts/setup.sh" in str(crashed.value)
+    pid, crashed = _killed_mid_reply(smol, signal.SIGILL, after=1)
+    assert "CPU instruction this machine cannot run" in str(crashed)
+    assert "REVERIE_REBUILD=1 bash scripts/setup.sh" in str(crashed)
     assert smol.complete(ask("Say hi."), max_tokens=4).completion_tokens >= 1
     assert smol.worker_pid not in (None, pid)
+
 
 def test_an_idle_worker_unloads_and_comes_back():
     client = client_for(SMOL, idle_unload_s=1.0)
